@@ -1,0 +1,55 @@
+// ES builds per subpath (lit external) in dist/, a development build in dist/dev/, and one
+// minified CDN entry with lit bundled in dist/cdn/. Types come from `tsc -p tsconfig.build.json`.
+import { nodeResolve } from '@rollup/plugin-node-resolve';
+import terser from '@rollup/plugin-terser';
+import esbuild from 'rollup-plugin-esbuild';
+
+const browserEntries = {
+  index: 'src/index.ts',
+  elements: 'src/elements/index.ts',
+  webmcp: 'src/webmcp/index.ts',
+  chat: 'src/chat/index.ts',
+  testing: 'src/testing/index.ts',
+};
+const nodeEntries = {
+  compiler: 'src/compiler/index.ts',
+  cli: 'src/compiler/cli.ts',
+};
+
+const external = (id) =>
+  /^(lit|@lit\/|@lit-labs\/|@cfworker\/|ajv|esbuild|parse5|node:)/.test(id);
+
+const ts = (prod) =>
+  esbuild({
+    target: 'es2022',
+    tsconfig: './tsconfig.json',
+    define: prod ? { AGENT_SURFACE_PROD: 'true' } : {},
+  });
+
+const terserOptions = { ecma: 2022, module: true, compress: { passes: 2 }, format: { comments: false } };
+
+export default [
+  {
+    input: browserEntries,
+    external,
+    plugins: [ts(true), terser(terserOptions)],
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+  },
+  {
+    input: browserEntries,
+    external,
+    plugins: [ts(false)],
+    output: { dir: 'dist/dev', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+  },
+  {
+    input: nodeEntries,
+    external,
+    plugins: [ts(false)],
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/node-[name]-[hash].js' },
+  },
+  {
+    input: { 'agent-surface.min': 'src/cdn.ts' },
+    plugins: [nodeResolve({ browser: true }), ts(true), terser(terserOptions)],
+    output: { dir: 'dist/cdn', format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].min.js' },
+  },
+];

@@ -1,0 +1,104 @@
+// `npm test`: sets up, runs the Node suite (node:test through tsx) and the browser suite
+// (web-test-runner in Chromium), then prints one line `N passed, N failed` over both.
+// Arguments narrow the run: `--node-only`, `--browser-only`, or test file paths.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setup } from './setup.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const files = args.filter((a) => !a.startsWith('--'));
+const nodeOnly = args.includes('--node-only');
+const browserOnly = args.includes('--browser-only');
+
+const NODE_DIRS = ['test/core', 'test/compiler'];
+const BROWSER_DIRS = ['test/elements', 'test/webmcp', 'test/chat', 'test/browser'];
+
+function listTests(dirs) {
+  const out = [];
+  const walk = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (/\.test\.(ts|mjs|js)$/.test(entry.name)) out.push(relative(root, p));
+    }
+  };
+  for (const d of dirs) walk(join(root, d));
+  return out.sort();
+}
+
+function pick(all) {
+  if (!files.length) return all;
+  return all.filter((f) => files.some((want) => f.includes(want)));
+}
+
+const tmp = join(root, '.tmp');
+mkdirSync(tmp, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+let broken = false;
+
+setup({ browser: !nodeOnly });
+
+const nodeFiles = browserOnly ? [] : pick(listTests(NODE_DIRS));
+if (nodeFiles.length) {
+  const tap = join(tmp, 'node-tests.tap');
+  rmSync(tap, { force: true });
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
+      ...nodeFiles,
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  const pass = Number(/^# pass (\d+)/m.exec(text)?.[1] ?? NaN);
+  const fail = Number(/^# fail (\d+)/m.exec(text)?.[1] ?? NaN);
+  if (Number.isNaN(pass) || Number.isNaN(fail)) {
+    console.error('[test] the Node test runner reported no totals');
+    broken = true;
+  } else {
+    passed += pass;
+    failed += fail;
+    if (result.status !== 0 && fail === 0) broken = true;
+  }
+}
+
+const browserFiles = nodeOnly ? [] : pick(listTests(BROWSER_DIRS));
+if (browserFiles.length) {
+  const summary = join(tmp, 'wtr-summary.json');
+  rmSync(summary, { force: true });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/@web/test-runner/dist/bin.js'), '--config', 'web-test-runner.config.mjs', ...browserFiles.flatMap((f) => ['--files', f])],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, WTR_SUMMARY: summary } },
+  );
+  if (!existsSync(summary)) {
+    console.error('[test] web-test-runner wrote no summary');
+    broken = true;
+  } else {
+    const s = JSON.parse(readFileSync(summary, 'utf8'));
+    passed += s.passed;
+    failed += s.failed;
+    if (result.status !== 0 && s.failed === 0) {
+      console.error('[test] web-test-runner failed outside the tests (a file failed to load or run)');
+      failed += s.fileErrors || 1;
+    }
+  }
+}
+
+if (broken) failed += 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,2 @@
+/** `<agent-chat>` and the AgentAdapter stream contract: not built yet. */
+export {};

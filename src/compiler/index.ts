@@ -1,0 +1,2 @@
+/** The contract compiler (Node): `compileContracts`, `scanDeclarations`. */
+export {};

@@ -1,0 +1,2 @@
+/** Defines the agent-surface-kit custom elements (idempotent) and exports their classes and contexts. */
+export {};

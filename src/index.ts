@@ -1,0 +1,14 @@
+/**
+ * agent-surface-kit core: contracts, authority, registry, toolset, wire names, errors and types.
+ * Framework-free and DOM-free; runs in the browser and in Node.
+ */
+export type * from './core/types.js';
+export { AgentSurfaceError, AgentSurfaceDefinitionError, DEFAULT_RETRY, errorPayload, isAgentSurfaceError } from './core/errors.js';
+
+// -- contracts, canonical JSON, authority (issue 2) --
+
+// -- registry (issue 3) --
+
+// -- tool projection (issue 4) --
+
+// -- declarations shared by the elements and the compiler (issue 5) --

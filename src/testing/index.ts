@@ -1,0 +1,2 @@
+/** Test helpers: `createTestSurface`. */
+export {};

@@ -1,0 +1,2 @@
+/** WebMCP both ways: `createWebMcpAdapter` (producer), `createWebMcpSource` (consumer), `detectModelContext`. */
+export {};

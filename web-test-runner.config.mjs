@@ -1,0 +1,41 @@
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { defaultReporter } from '@web/test-runner';
+import { summaryReporter } from './scripts/wtr-summary-reporter.mjs';
+import { testServerPlugins } from './scripts/wtr-plugins.mjs';
+
+process.env.CHROME_PATH ??= '/usr/bin/chromium';
+
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-setuid-sandbox',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-gpu',
+];
+
+/** Chromium with the native WebMCP host on (`--enable-features=WebMCP`) for the WebMCP suites. */
+export function chromium({ webmcp = false } = {}) {
+  return chromeLauncher({
+    launchOptions: {
+      executablePath: process.env.CHROME_PATH,
+      headless: true,
+      args: webmcp ? [...chromiumArgs, '--enable-features=WebMCP'] : chromiumArgs,
+    },
+  });
+}
+
+export default {
+  files: ['test/elements/**/*.test.ts', 'test/webmcp/**/*.test.ts', 'test/chat/**/*.test.ts', 'test/browser/**/*.test.ts'],
+  nodeResolve: true,
+  concurrency: 1,
+  testFramework: { config: { timeout: 10000 } },
+  testsFinishTimeout: 180000,
+  browserStartTimeout: 60000,
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins()],
+  browsers: [chromium({ webmcp: true })],
+  reporters: [defaultReporter(), summaryReporter()],
+};
