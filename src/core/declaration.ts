@@ -1,0 +1,260 @@
+/**
+ * Markup → contract: the one function `<agent-capability>` (at run time) and the compiler (at build
+ * time) both use to turn a declaration's attributes, schema scripts and placement into a contract.
+ * Keeping it in one DOM-free place means the contract a build authorized and the contract a page
+ * declares cannot drift apart by a default, a whitespace or a parsing rule (DESIGN section 6).
+ *
+ * It checks what markup can get wrong (missing or unknown attribute values, placement, schema JSON);
+ * the contract rules themselves (description length, observation effects, schema shape) stay with
+ * the contract checks the registry and the compiler run on the result.
+ */
+import type {
+  CapabilityConcurrency,
+  CapabilityContract,
+  CapabilityEffect,
+  CapabilityKind,
+  ConfirmationRequirement,
+  JsonSchema,
+} from './types.js';
+
+/**
+ * What one `<agent-capability>` declares. Attribute values are the raw strings (or `null` when the
+ * attribute is absent), exactly as `getAttribute()` or an HTML parser returns them.
+ */
+export interface CapabilityDeclaration {
+  name: string | null;
+  /** The element's own `view="…"` attribute. */
+  view: string | null;
+  /**
+   * The `name` of the nearest enclosing `<agent-view>`, or `null` when there is none. The element
+   * knows it at run time; the compiler knows it statically inside one file and passes `view` when
+   * it cannot tell (a component's template rendered inside someone else's view).
+   */
+  placementView: string | null;
+  /**
+   * The `plane="…"` attribute: `"domain"` states that a capability is a domain capability where the
+   * compiler cannot see its placement (a lit template); at run time it must then sit outside any view.
+   * Optional so callers that predate it keep compiling.
+   */
+  plane?: string | null;
+  kind: string | null;
+  effect: string | null;
+  confirmation: string | null;
+  description: string | null;
+  concurrency: string | null;
+  /** The `timeout-ms` attribute. */
+  timeoutMs: string | null;
+  /** Whether the boolean attribute `untrusted-output` is present (its value does not matter). */
+  untrustedOutput: boolean;
+  /** Text of the `<script type="application/schema+json">` child without `data-schema="output"`. */
+  inputSchemaText: string | null;
+  /** Text of the `<script type="application/schema+json" data-schema="output">` child. */
+  outputSchemaText: string | null;
+}
+
+export type DeclarationResult = { ok: true; contract: CapabilityContract } | { ok: false; problems: string[] };
+
+/**
+ * The attributes that make up the contract (and the id): a change to any of them means a different
+ * contract, so the element re-registers. `token`, `unavailable` and `note` are not among them.
+ */
+export const CONTRACT_ATTRIBUTES: readonly string[] = Object.freeze([
+  'name',
+  'view',
+  'plane',
+  'kind',
+  'effect',
+  'confirmation',
+  'description',
+  'concurrency',
+  'timeout-ms',
+  'untrusted-output',
+]);
+
+/** The script type that carries a schema inside `<agent-capability>`. */
+export const SCHEMA_SCRIPT_TYPE = 'application/schema+json';
+
+const KINDS: readonly CapabilityKind[] = ['action', 'observation'];
+const EFFECTS: readonly CapabilityEffect[] = [
+  'read',
+  'local-state',
+  'navigation',
+  'server-query',
+  'server-mutation',
+  'external-side-effect',
+  'destructive',
+];
+const CONFIRMATIONS: readonly ConfirmationRequirement[] = ['never', 'optional', 'required'];
+const CONCURRENCIES: readonly CapabilityConcurrency[] = ['serial', 'parallel'];
+const PLANES = ['domain', 'view'] as const;
+
+// A name or view may hold dots (`table.selectRows`), but no plane separator, whitespace or empty segment.
+const PATH_RE = /^[^\s.:]+(?:\.[^\s.:]+)*$/;
+
+/** The id a declaration gets: `view:<view>.<name>` inside a view, `domain:<name>` otherwise. */
+export function declarationId(name: string, view?: string | null): string {
+  return view ? `view:${view}.${name}` : `domain:${name}`;
+}
+
+/**
+ * How descriptions are read from markup, decided once for the element and the compiler: leading
+ * and trailing whitespace is dropped and every run of HTML whitespace (space, tab, CR, LF, FF)
+ * becomes one space, so re-indenting or re-wrapping markup never changes a contract or its token.
+ * Other characters (a non-breaking space from `&nbsp;`) are kept as written.
+ */
+export function normalizeDescription(text: string): string {
+  return text.replace(/[\t\n\f\r ]+/g, ' ').trim();
+}
+
+/** Attribute values other than descriptions are read with surrounding HTML whitespace dropped. */
+function attr(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return value.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '');
+}
+
+function oneOf<T extends string>(
+  value: string | null,
+  allowed: readonly T[],
+  what: string,
+  who: string,
+  problems: string[],
+): T | undefined {
+  if (value === null) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  problems.push(`${who} has ${what}="${value}": use one of ${allowed.join(', ')}`);
+  return undefined;
+}
+
+function parseSchema(text: string | null, which: 'input' | 'output', who: string, problems: string[]): JsonSchema | undefined {
+  if (text === null) return undefined;
+  const where = `${who} ${which} schema (<script type="${SCHEMA_SCRIPT_TYPE}"${which === 'output' ? ' data-schema="output"' : ''}>)`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    problems.push(`${where} is not valid JSON: ${(error as Error).message}`);
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    problems.push(`${where} must be a JSON object`);
+    return undefined;
+  }
+  return value as JsonSchema;
+}
+
+/** Builds the contract a declaration states, or says everything that is wrong with it. Never throws. */
+export function contractFromDeclaration(decl: CapabilityDeclaration): DeclarationResult {
+  const problems: string[] = [];
+  const name = attr(decl.name);
+  const view = attr(decl.view);
+  const placementView = attr(decl.placementView);
+  const who = name ? `<agent-capability name="${name}">` : '<agent-capability>';
+
+  if (!name) problems.push(`${who} has no name="…": give it a name such as name="selectRows"`);
+  else if (!PATH_RE.test(name)) {
+    problems.push(`${who} has an invalid name: use dot-separated segments without spaces or ":" (e.g. name="selectRows")`);
+  }
+  if (view !== null && !PATH_RE.test(view)) {
+    problems.push(`${who} has an invalid view="${view}": use the name of its <agent-view>`);
+  }
+
+  // Placement: the id comes from where the element sits; an explicit view or plane must agree with it.
+  const plane = oneOf(attr(decl.plane), PLANES, 'plane', who, problems);
+  let idView: string | null = null;
+  if (plane === 'domain') {
+    if (view !== null) problems.push(`${who} declares plane="domain" and view="${view}": a domain capability has no view, remove one`);
+    if (placementView) {
+      problems.push(`${who} declares plane="domain" but sits inside <agent-view name="${placementView}">: move it out of the view or drop plane="domain"`);
+    }
+  } else if (view !== null) {
+    if (placementView !== view) {
+      problems.push(
+        placementView
+          ? `${who} declares view="${view}" but its nearest <agent-view> is "${placementView}"`
+          : `${who} declares view="${view}" but is not inside an <agent-view name="${view}">`,
+      );
+    }
+    idView = view;
+  } else if (placementView) {
+    idView = placementView;
+  } else if (plane === 'view') {
+    problems.push(`${who} declares plane="view" but is not inside an <agent-view>: add view="…" or move it into its view`);
+  }
+
+  const kind = oneOf(attr(decl.kind), KINDS, 'kind', who, problems) ?? 'action';
+  const effectAttr = attr(decl.effect);
+  if (effectAttr === null || effectAttr === '') {
+    problems.push(`${who} has no effect="…": say what calling it does, one of ${EFFECTS.join(', ')}`);
+  }
+  const effect = effectAttr ? oneOf(effectAttr, EFFECTS, 'effect', who, problems) : undefined;
+  const confirmation = oneOf(attr(decl.confirmation), CONFIRMATIONS, 'confirmation', who, problems) ?? 'never';
+  const concurrency = oneOf(attr(decl.concurrency), CONCURRENCIES, 'concurrency', who, problems);
+
+  const description = decl.description === null || decl.description === undefined ? '' : normalizeDescription(decl.description);
+  if (!description) problems.push(`${who} has no description="…": describe for the agent and the person what it does`);
+
+  let timeoutMs: number | undefined;
+  const timeoutAttr = attr(decl.timeoutMs);
+  if (timeoutAttr !== null) {
+    const n = /^\d+$/.test(timeoutAttr) ? Number(timeoutAttr) : NaN;
+    if (!Number.isSafeInteger(n) || n <= 0) {
+      problems.push(`${who} has timeout-ms="${timeoutAttr}": use a whole number of milliseconds above 0`);
+    } else timeoutMs = n;
+  }
+
+  const inputSchema = parseSchema(decl.inputSchemaText, 'input', who, problems);
+  const outputSchema = parseSchema(decl.outputSchemaText, 'output', who, problems);
+
+  if (problems.length || !name || !effect) return { ok: false, problems };
+
+  const contract: CapabilityContract = {
+    id: declarationId(name, idView),
+    kind,
+    effect,
+    confirmation,
+    description,
+  };
+  if (inputSchema !== undefined) contract.inputSchema = inputSchema;
+  if (outputSchema !== undefined) contract.outputSchema = outputSchema;
+  if (decl.untrustedOutput) contract.untrustedOutput = true;
+  if (concurrency !== undefined) contract.concurrency = concurrency;
+  if (timeoutMs !== undefined) contract.timeoutMs = timeoutMs;
+  return { ok: true, contract };
+}
+
+/** One `<script>` child of an `<agent-capability>`, as either side reads it. */
+export interface SchemaScriptInfo {
+  /** The `type` attribute (`null` when absent). */
+  type: string | null;
+  /** The `data-schema` attribute (`null` when absent). */
+  dataSchema: string | null;
+  text: string;
+}
+
+/**
+ * Picks the input and output schema texts from an element's direct `<script>` children: only
+ * `type="application/schema+json"` counts; `data-schema="output"` marks the output schema, absent
+ * or `"input"` the input one. Two scripts for one role, or another `data-schema` value, is a problem.
+ */
+export function schemaTextsFromScripts(
+  scripts: readonly SchemaScriptInfo[],
+  name?: string | null,
+): { inputSchemaText: string | null; outputSchemaText: string | null; problems: string[] } {
+  const who = name ? `<agent-capability name="${name}">` : '<agent-capability>';
+  const problems: string[] = [];
+  const texts: { input: string | null; output: string | null } = { input: null, output: null };
+  for (const script of scripts) {
+    if (attr(script.type)?.toLowerCase() !== SCHEMA_SCRIPT_TYPE) continue;
+    const role = attr(script.dataSchema) ?? 'input';
+    if (role !== 'input' && role !== 'output') {
+      problems.push(`${who} has a schema script with data-schema="${role}": use "output" for the output schema, or nothing for the input schema`);
+      continue;
+    }
+    if (texts[role] !== null) {
+      problems.push(`${who} has more than one ${role} schema script: keep one`);
+      continue;
+    }
+    texts[role] = script.text;
+  }
+  return { inputSchemaText: texts.input, outputSchemaText: texts.output, problems };
+}
