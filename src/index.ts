@@ -12,3 +12,12 @@ export { AgentSurfaceError, AgentSurfaceDefinitionError, DEFAULT_RETRY, errorPay
 // -- tool projection (issue 4) --
 
 // -- declarations shared by the elements and the compiler (issue 5) --
+export {
+  CONTRACT_ATTRIBUTES,
+  SCHEMA_SCRIPT_TYPE,
+  contractFromDeclaration,
+  declarationId,
+  normalizeDescription,
+  schemaTextsFromScripts,
+} from './core/declaration.js';
+export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from './core/declaration.js';
