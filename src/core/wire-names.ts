@@ -1,0 +1,150 @@
+/**
+ * Wire names: capability ids projected to provider tool names (`^[A-Za-z0-9_-]{1,64}$`).
+ *
+ * Canonical ids encode reversibly (`view:devices.table.selectRows` → `view_devices__table__selectRows`).
+ * Everything else (non-canonical ids, instance ids that are not plain tokens, names over 64 characters)
+ * is escaped and given a `-<hash>` suffix. A canonical encoding never contains `-` nor a single `_`
+ * after the plane, so `decodeWireName` can tell the reversible names from all the others.
+ */
+
+export const WIRE_NAME_MAX_LENGTH = 64;
+export const WIRE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+const CANONICAL_ID = /^(view|domain):[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*$/;
+const CANONICAL_WIRE = /^(view|domain)_([A-Za-z][A-Za-z0-9]*(?:__[A-Za-z][A-Za-z0-9]*)*)$/;
+/** Instance ids kept verbatim; anything else is escaped and hashed. */
+const PLAIN_INSTANCE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const UNSAFE_CHAR = /[^A-Za-z0-9_-]/g;
+
+/** Hash characters at level 0; each collision level adds more. */
+const BASE_HASH_LENGTH = 8;
+const HASH_STEP = 6;
+
+/** Whether an id follows the canonical grammar `<view|domain>:<Seg>(.<Seg>)*`. */
+export function isCanonicalCapabilityId(id: string): boolean {
+  return CANONICAL_ID.test(id);
+}
+
+/**
+ * cyrb53: a small, well-mixed 53-bit string hash. Synchronous and pure, so names are the same in
+ * every runtime (no `crypto.subtle`, which is async and absent from insecure contexts).
+ */
+function cyrb53(text: string, seed: number): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** `length` base-36 characters derived from `text` (several seeds chained for longer hashes). */
+export function wireHash(text: string, length: number): string {
+  let out = '';
+  for (let seed = 0; out.length < length; seed++) {
+    out += cyrb53(text, seed).toString(36).padStart(11, '0');
+  }
+  return out.slice(0, length);
+}
+
+/** Identity of a (capability, instance) pair; `undefined` and `""` instances differ. */
+function targetKey(id: string, instanceId: string | undefined): string {
+  return instanceId === undefined ? id : `${id}\u0000${instanceId}`;
+}
+
+function readableId(id: string): string {
+  return id.replace(/:/g, '_').replace(/\./g, '__').replace(UNSAFE_CHAR, '_');
+}
+
+/**
+ * The wire name with a given collision level. Level 0 is the public encoding; level n ≥ 1 always
+ * carries a hash of `BASE_HASH_LENGTH + n * HASH_STEP` characters, used to separate names that
+ * collided inside one catalog.
+ */
+export function encodeWireNameAtLevel(id: string, instanceId: string | undefined, level: number): string {
+  const canonical = CANONICAL_ID.test(id);
+  const plainInstance = instanceId === undefined || PLAIN_INSTANCE.test(instanceId);
+  let readable = readableId(id);
+  if (instanceId !== undefined) readable += `_at_${instanceId.replace(UNSAFE_CHAR, '_')}`;
+  if (level === 0 && canonical && plainInstance && readable.length <= WIRE_NAME_MAX_LENGTH) return readable;
+  const hashLength = Math.min(BASE_HASH_LENGTH + level * HASH_STEP, WIRE_NAME_MAX_LENGTH - 1);
+  const hash = wireHash(`${level}\u0001${targetKey(id, instanceId)}`, hashLength);
+  return `${readable.slice(0, WIRE_NAME_MAX_LENGTH - 1 - hashLength)}-${hash}`;
+}
+
+/**
+ * The provider tool name for a capability (and instance). Always matches `^[A-Za-z0-9_-]{1,64}$`.
+ * Reverse it only through the catalog's `wireNameMap()`: shortened and hashed names are not reversible.
+ */
+export function encodeWireName(id: string, instanceId?: string): string {
+  return encodeWireNameAtLevel(id, instanceId, 0);
+}
+
+/**
+ * The capability id of a canonical, unshortened, unqualified wire name; `undefined` for any other
+ * name (shortened, instance-qualified, non-canonical).
+ */
+export function decodeWireName(name: string): string | undefined {
+  if (name.length > WIRE_NAME_MAX_LENGTH) return undefined;
+  const match = CANONICAL_WIRE.exec(name);
+  if (!match) return undefined;
+  return `${match[1]}:${match[2]!.split('__').join('.')}`;
+}
+
+export interface WireNameEntry {
+  capabilityId: string;
+  instanceId?: string;
+}
+
+/**
+ * Names for a whole catalog, unique. Names that collide are re-encoded, all of them, with a longer
+ * hash, level by level, until none collide. Resolution depends only on the colliding entries, so
+ * adding or removing an unrelated capability never renames another one. Entries with the same
+ * (capability, instance) share one name.
+ */
+export function assignWireNames<T extends WireNameEntry>(
+  entries: readonly T[],
+  encode: (id: string, instanceId: string | undefined) => string = encodeWireName,
+): Map<T, string> {
+  const names = new Map<T, string>();
+  const byName = new Map<string, T[]>();
+  for (const entry of entries) {
+    const name = encode(entry.capabilityId, entry.instanceId);
+    names.set(entry, name);
+    const group = byName.get(name);
+    if (group) group.push(entry);
+    else byName.set(name, [entry]);
+  }
+  let colliding = [...byName.values()].filter((group) => distinctTargets(group) > 1);
+  for (let level = 1; colliding.length > 0; level++) {
+    // 53-bit hashes chained to 63 characters: reaching this means the hash itself is broken.
+    if (level > 16) throw new Error('assignWireNames: wire names still collide after 16 re-encodings');
+    const next: T[][] = [];
+    for (const group of colliding) {
+      const name = names.get(group[0]!)!;
+      byName.delete(name);
+      for (const entry of group) {
+        const renamed = encodeWireNameAtLevel(entry.capabilityId, entry.instanceId, level);
+        names.set(entry, renamed);
+        const other = byName.get(renamed);
+        if (other) {
+          other.push(entry);
+          if (!next.includes(other)) next.push(other);
+        } else byName.set(renamed, [entry]);
+      }
+    }
+    colliding = next.filter((group) => distinctTargets(group) > 1);
+  }
+  return names;
+}
+
+function distinctTargets(group: readonly WireNameEntry[]): number {
+  if (group.length < 2) return group.length;
+  return new Set(group.map((e) => targetKey(e.capabilityId, e.instanceId))).size;
+}
