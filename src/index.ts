@@ -6,6 +6,37 @@ export type * from './core/types.js';
 export { AgentSurfaceError, AgentSurfaceDefinitionError, DEFAULT_RETRY, errorPayload, isAgentSurfaceError } from './core/errors.js';
 
 // -- contracts, canonical JSON, authority (issue 2) --
+export { parseCapabilityId, isCanonicalCapabilityId, isCapabilityId, MAX_CAPABILITY_ID_LENGTH } from './core/capability-id.js';
+export type { CapabilityIdParse, CapabilityIdProblem } from './core/capability-id.js';
+export { canonicalJson, checkJson, isJsonValue, jsonPointer, CanonicalJsonError } from './core/canonical-json.js';
+export type { JsonCheck, JsonCheckOptions, JsonProblem, JsonProblemCode } from './core/canonical-json.js';
+export {
+  normalizeContract,
+  tryNormalizeContract,
+  checkContract,
+  assertContract,
+  defineContract,
+  contractCanonicalJson,
+  defaultInputSchema,
+  CAPABILITY_KINDS,
+  CAPABILITY_EFFECTS,
+  OBSERVATION_EFFECTS,
+  CONFIRMATION_REQUIREMENTS,
+  CAPABILITY_CONCURRENCIES,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_SCHEMA_BYTES,
+  MAX_SCHEMA_DEPTH,
+} from './core/contract.js';
+export type { ContractProblem } from './core/contract.js';
+export { isContractToken, CONTRACT_TOKEN_PREFIX } from './core/token.js';
+export {
+  createCompilerAuthority,
+  devAuthority,
+  createInterpreterValidator,
+  MANIFEST_FORMAT,
+  DEV_TOKEN,
+} from './core/authority.js';
+export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/authority.js';
 
 // -- registry (issue 3) --
 

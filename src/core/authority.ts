@@ -1,0 +1,418 @@
+/**
+ * Authorities (DESIGN section 2): the set of contracts a build approved, with a validator each.
+ *
+ * - `createCompilerAuthority({ manifest, validators })` admits a registration only when its token
+ *   is the manifest's token for that id and its contract equals the manifest's contract exactly.
+ *   It compares precomputed strings: no hashing and no schema compilation at run time, and the
+ *   validators are ajv standalone functions (no `new Function`, so `script-src 'self'` works).
+ * - `devAuthority()` admits any valid contract, warns once per capability that it does so, and
+ *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
+ */
+import { canonicalJson } from './canonical-json.js';
+import { MODEL_VISIBLE_FIELDS, invalidContractError, tryNormalizeContract } from './contract.js';
+import { isContractToken } from './token.js';
+import type {
+  Admission,
+  AdmittedContract,
+  AgentSurfaceAuthority,
+  AuthorityEntry,
+  CapabilityContract,
+  ContractManifest,
+  ContractValidators,
+  JsonObject,
+  JsonSchema,
+  JsonValue,
+  NormalizedContract,
+  RefusedContract,
+  StandaloneValidator,
+  ValidationIssue,
+  ValidationOutcome,
+  ValueValidator,
+} from './types.js';
+
+export const MANIFEST_FORMAT = 'agent-surface-kit/manifest@1';
+
+/** At most this many issues are reported per validation: enough to fix the input, bounded in size. */
+export const MAX_VALIDATION_ISSUES = 50;
+
+export type UnauthorizedReason = 'missing-token' | 'unknown-token' | 'token-of-another-contract' | 'contract-differs';
+
+const VALID: ValidationOutcome = Object.freeze({ valid: true });
+
+function escapeToken(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function refuse(code: 'UNAUTHORIZED_CONTRACT' | 'INVALID_CONTRACT', message: string, details: JsonObject): RefusedContract {
+  return { ok: false, error: { code, message, details } };
+}
+
+function invalid(contract: unknown, problems: Parameters<typeof invalidContractError>[1]): RefusedContract {
+  return { ok: false, error: invalidContractError(contract, problems).toPayload() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// ajv standalone validators → ValidationIssue
+
+type AjvError = NonNullable<StandaloneValidator['errors']>[number];
+
+function ajvIssue(e: AjvError): ValidationIssue {
+  const params = (e.params ?? {}) as Record<string, unknown>;
+  const base = e.instancePath ?? '';
+  switch (e.keyword) {
+    case 'required':
+    case 'dependentRequired':
+    case 'dependencies':
+      if (typeof params.missingProperty === 'string') {
+        return { path: `${base}/${escapeToken(params.missingProperty)}`, message: 'is required', keyword: e.keyword };
+      }
+      break;
+    case 'additionalProperties':
+      if (typeof params.additionalProperty === 'string') {
+        return { path: `${base}/${escapeToken(params.additionalProperty)}`, message: 'is not an allowed property', keyword: e.keyword };
+      }
+      break;
+    case 'unevaluatedProperties':
+      if (typeof params.unevaluatedProperty === 'string') {
+        return { path: `${base}/${escapeToken(params.unevaluatedProperty)}`, message: 'is not an allowed property', keyword: e.keyword };
+      }
+      break;
+    case 'propertyNames':
+      if (typeof params.propertyName === 'string') {
+        return { path: `${base}/${escapeToken(params.propertyName)}`, message: 'is not an allowed property name', keyword: e.keyword };
+      }
+      break;
+    case 'enum':
+      if (Array.isArray(params.allowedValues)) {
+        const allowed = params.allowedValues.map((v) => JSON.stringify(v)).join(', ');
+        return { path: base, message: `must be one of ${allowed.length > 200 ? allowed.slice(0, 200) + '…' : allowed}`, keyword: e.keyword };
+      }
+      break;
+  }
+  return { path: base, message: e.message ?? `fails "${e.keyword}"`, keyword: e.keyword };
+}
+
+/** Issues from an ajv validator's `errors`; the bookkeeping errors ajv adds for `if` are dropped. */
+export function issuesFromAjvErrors(errors: StandaloneValidator['errors']): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const e of errors ?? []) {
+    if (e.keyword === 'if') continue;
+    out.push(ajvIssue(e));
+    if (out.length >= MAX_VALIDATION_ISSUES) break;
+  }
+  return out.length ? out : [{ path: '', message: 'does not match the schema' }];
+}
+
+/** Wraps an ajv standalone function as a synchronous `ValueValidator`. */
+export function fromStandaloneValidator(validate: StandaloneValidator): ValueValidator {
+  return (value: JsonValue): ValidationOutcome =>
+    validate(value) ? VALID : { valid: false, issues: issuesFromAjvErrors(validate.errors) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// @cfworker/json-schema (interpreter) → ValidationIssue
+
+interface CfOutputUnit {
+  keyword: string;
+  keywordLocation: string;
+  instanceLocation: string;
+  error: string;
+}
+interface CfValidator {
+  validate(instance: unknown): { valid: boolean; errors: CfOutputUnit[] };
+}
+type CfDraft = '4' | '7' | '2019-09' | '2020-12';
+interface CfModule {
+  Validator: new (schema: object, draft?: CfDraft, shortCircuit?: boolean) => CfValidator;
+}
+
+// Keywords that only report that a subschema failed; the subschema's own errors say where and why.
+const CF_APPLICATORS = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'allOf',
+  '$ref',
+  '$recursiveRef',
+  '$dynamicRef',
+  'dependentSchemas',
+  'if',
+  'then',
+  'else',
+]);
+
+function cfPointer(location: string): string {
+  const raw = location.startsWith('#') ? location.slice(1) : location;
+  try {
+    // cfworker encodes pointers with encodeURI (and `#` as %23): decodeURIComponent undoes exactly that.
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Issues from `@cfworker/json-schema` output units, reduced to the leaf errors ajv would report. */
+export function issuesFromCfworkerErrors(errors: readonly CfOutputUnit[]): ValidationIssue[] {
+  const disallowed = new Set<string>();
+  const combinators: string[] = [];
+  for (const e of errors) {
+    if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') {
+      const m = /^Property "(.*)" does not match/.exec(e.error);
+      if (m) disallowed.add(`${cfPointer(e.instanceLocation)}/${escapeToken(m[1])}`);
+    } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'not' || e.keyword === 'contains') {
+      combinators.push(e.keywordLocation + '/');
+    }
+  }
+  const out: ValidationIssue[] = [];
+  for (const e of errors) {
+    if (CF_APPLICATORS.has(e.keyword)) continue;
+    // The branches of anyOf / oneOf / not all fail by design: the combinator's own error is the issue.
+    if (combinators.some((prefix) => e.keywordLocation.startsWith(prefix))) continue;
+    const path = cfPointer(e.instanceLocation);
+    if (e.keyword === 'required') {
+      const m = /required property "(.*)"\.?$/.exec(e.error);
+      if (m) {
+        out.push({ path: `${path}/${escapeToken(m[1])}`, message: 'is required', keyword: 'required' });
+        continue;
+      }
+    }
+    if (e.keyword === 'false') {
+      out.push(
+        disallowed.has(path)
+          ? { path, message: 'is not an allowed property', keyword: 'additionalProperties' }
+          : { path, message: 'is not allowed here', keyword: 'false' },
+      );
+      continue;
+    }
+    out.push({ path, message: e.error, keyword: e.keyword });
+    if (out.length >= MAX_VALIDATION_ISSUES) break;
+  }
+  return out.length ? out : [{ path: '', message: 'does not match the schema' }];
+}
+
+let cfModule: CfModule | undefined;
+let cfLoading: Promise<CfModule> | undefined;
+
+function loadInterpreter(): Promise<CfModule> {
+  cfLoading ??= import('@cfworker/json-schema').then((m) => (cfModule = m as unknown as CfModule));
+  return cfLoading;
+}
+
+function draftOf(schema: JsonSchema): CfDraft {
+  const id = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (id.includes('draft-07')) return '7';
+  if (id.includes('draft-04')) return '4';
+  if (id.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+/**
+ * A validator interpreting `schema` with `@cfworker/json-schema`, loaded on first use: calls made
+ * before the module has loaded return a Promise, later ones answer synchronously.
+ */
+export function createInterpreterValidator(schema: JsonSchema): ValueValidator {
+  let validator: CfValidator | undefined;
+  const run = (mod: CfModule, value: JsonValue): ValidationOutcome => {
+    try {
+      // cfworker annotates the schema objects it is given: hand it a private copy.
+      validator ??= new mod.Validator(JSON.parse(JSON.stringify(schema)) as object, draftOf(schema), false);
+    } catch (error) {
+      // A schema the interpreter cannot dereference (a bad $ref): fail closed, and say it is the schema.
+      return { valid: false, issues: [{ path: '', message: `the schema cannot be interpreted (${String((error as Error)?.message ?? error)})`, keyword: 'schema' }] };
+    }
+    const result = validator.validate(value);
+    return result.valid ? VALID : { valid: false, issues: issuesFromCfworkerErrors(result.errors) };
+  };
+  return (value: JsonValue) => (cfModule ? run(cfModule, value) : loadInterpreter().then((mod) => run(mod, value)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiler authority
+
+export interface CompilerAuthorityOptions {
+  manifest: ContractManifest;
+  validators: Readonly<Record<string, ContractValidators>>;
+}
+
+interface PreparedEntry {
+  entry: AuthorityEntry;
+  canonical: string;
+  admitted: AdmittedContract;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function manifestError(message: string): TypeError {
+  return new TypeError(
+    `createCompilerAuthority: ${message}. Pass the \`manifest\` and \`validators\` exported by the module \`agent-surface compile\` wrote.`,
+  );
+}
+
+/** The top-level fields where two normalized contracts differ (for the refusal message). */
+function differingFields(a: NormalizedContract, b: NormalizedContract): string[] {
+  const fields = new Set<string>([...Object.keys(a), ...Object.keys(b)]);
+  const out: string[] = [];
+  for (const f of fields) {
+    const x = (a as unknown as Record<string, unknown>)[f];
+    const y = (b as unknown as Record<string, unknown>)[f];
+    if ((x === undefined) !== (y === undefined) || (x !== undefined && canonicalJson(x) !== canonicalJson(y))) out.push(f);
+  }
+  // Model-visible fields first: they are the ones that matter to a reviewer.
+  const visible = MODEL_VISIBLE_FIELDS as readonly string[];
+  return out.sort((p, q) => Number(!visible.includes(p)) - Number(!visible.includes(q)));
+}
+
+/**
+ * The authority a build approved. Throws a `TypeError` at once when `manifest` or `validators`
+ * do not have the compiler's shape (a programmer's mistake); `admit` never throws.
+ */
+export function createCompilerAuthority(options: CompilerAuthorityOptions): AgentSurfaceAuthority {
+  const { manifest, validators } = (options ?? {}) as Partial<CompilerAuthorityOptions>;
+  if (manifest === null || typeof manifest !== 'object') throw manifestError('`manifest` is missing');
+  if (manifest.format !== MANIFEST_FORMAT) {
+    throw manifestError(`manifest.format is ${JSON.stringify(manifest.format)}, expected "${MANIFEST_FORMAT}"`);
+  }
+  if (manifest.contracts === null || typeof manifest.contracts !== 'object') throw manifestError('manifest.contracts is missing');
+  if (validators === null || typeof validators !== 'object') throw manifestError('`validators` is missing');
+
+  const byId = new Map<string, PreparedEntry>();
+  const idByToken = new Map<string, string>();
+  for (const [id, raw] of Object.entries(manifest.contracts)) {
+    const where = `manifest.contracts[${JSON.stringify(id)}]`;
+    if (raw === null || typeof raw !== 'object') throw manifestError(`${where} is not an entry`);
+    const { contract, token } = raw;
+    if (!isContractToken(token)) throw manifestError(`${where}.token is not a contract token`);
+    const normalized = tryNormalizeContract(contract);
+    if (!normalized.ok) throw manifestError(`${where}.contract is not a valid contract (${normalized.problems.map((p) => p.message).join('; ')})`);
+    const canonical = canonicalJson(normalized.contract);
+    if (canonical !== canonicalJson(contract)) throw manifestError(`${where}.contract is not normalized`);
+    if (normalized.contract.id !== id) throw manifestError(`${where} holds the contract of ${JSON.stringify(normalized.contract.id)}`);
+    const other = idByToken.get(token);
+    if (other !== undefined) throw manifestError(`${where} has the same token as ${JSON.stringify(other)}`);
+    const v = validators[id];
+    if (!v || typeof v.input !== 'function') throw manifestError(`validators[${JSON.stringify(id)}].input is missing`);
+    if ((normalized.contract.outputSchema !== undefined) !== (typeof v.output === 'function')) {
+      throw manifestError(`validators[${JSON.stringify(id)}].output does not match the contract's outputSchema`);
+    }
+    const frozen = deepFreeze(normalized.contract);
+    const admitted: AdmittedContract = {
+      ok: true,
+      contract: frozen,
+      token,
+      validateInput: fromStandaloneValidator(v.input),
+    };
+    if (v.output) admitted.validateOutput = fromStandaloneValidator(v.output);
+    byId.set(id, { entry: Object.freeze({ contract: frozen, token }), canonical, admitted: Object.freeze(admitted) });
+    idByToken.set(token, id);
+  }
+
+  return Object.freeze({
+    kind: 'compiler' as const,
+    contract(id: string): AuthorityEntry | undefined {
+      return byId.get(id)?.entry;
+    },
+    admit(contract: CapabilityContract, token: string | undefined | null): Admission {
+      const normalized = tryNormalizeContract(contract);
+      if (!normalized.ok) return invalid(contract, normalized.problems);
+      const id = normalized.contract.id;
+      const known = byId.get(id);
+      const base = { capabilityId: id };
+      const recompile = 'run `agent-surface compile` and use the token it gives';
+
+      if (token === undefined || token === null || token === '') {
+        return refuse(
+          'UNAUTHORIZED_CONTRACT',
+          `Capability "${id}" has no token: ${recompile} (or use devAuthority() while developing).`,
+          { ...base, reason: 'missing-token' },
+        );
+      }
+      const tokenOwner = typeof token === 'string' ? idByToken.get(token) : undefined;
+      if (tokenOwner === undefined) {
+        return refuse(
+          'UNAUTHORIZED_CONTRACT',
+          known
+            ? `Capability "${id}" carries a token this build did not issue (the manifest has another token for it): ${recompile}.`
+            : `Capability "${id}" is not in this build's manifest and its token is unknown: add it to the compiled sources and ${recompile}.`,
+          { ...base, reason: 'unknown-token', inManifest: known !== undefined },
+        );
+      }
+      if (tokenOwner !== id) {
+        return refuse(
+          'UNAUTHORIZED_CONTRACT',
+          `Capability "${id}" carries the token of "${tokenOwner}": each capability needs its own token; ${recompile}.`,
+          { ...base, reason: 'token-of-another-contract', tokenOf: tokenOwner },
+        );
+      }
+      // known is defined: the token belongs to this id.
+      const prepared = known!;
+      if (canonicalJson(normalized.contract) !== prepared.canonical) {
+        const fields = differingFields(normalized.contract, prepared.entry.contract);
+        return refuse(
+          'UNAUTHORIZED_CONTRACT',
+          `Capability "${id}" declares a contract that differs from the one this build authorized (${fields.join(', ')}): ${recompile}.`,
+          { ...base, reason: 'contract-differs', fields },
+        );
+      }
+      return prepared.admitted;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dev authority
+
+/** The token a dev authority reports for contracts that came without one. */
+export const DEV_TOKEN = 'dev-unauthorized';
+
+/**
+ * Admits every contract that passes the definition checks, with no token: for development only.
+ * Warns once per capability id (always, not only in development builds: shipping it is a mistake
+ * someone must see) and validates through `@cfworker/json-schema`, imported on first validation.
+ */
+export function devAuthority(): AgentSurfaceAuthority {
+  const admittedById = new Map<string, AuthorityEntry>();
+  const byCanonical = new Map<string, { validateInput: ValueValidator; validateOutput?: ValueValidator }>();
+  const warned = new Set<string>();
+
+  return Object.freeze({
+    kind: 'dev' as const,
+    contract(id: string): AuthorityEntry | undefined {
+      return admittedById.get(id);
+    },
+    admit(contract: CapabilityContract, token: string | undefined | null): Admission {
+      const normalized = tryNormalizeContract(contract);
+      if (!normalized.ok) return invalid(contract, normalized.problems);
+      const c = deepFreeze(normalized.contract);
+      if (!warned.has(c.id)) {
+        warned.add(c.id);
+        console.warn(
+          `[agent-surface-kit DEV_AUTHORITY] "${c.id}" is admitted without compile-time authorization by devAuthority(). ` +
+            'Compile the contracts with `agent-surface compile` and use createCompilerAuthority() before shipping.',
+        );
+      }
+      const canonical = canonicalJson(c);
+      let validators = byCanonical.get(canonical);
+      if (!validators) {
+        validators = { validateInput: createInterpreterValidator(c.inputSchema) };
+        if (c.outputSchema) validators.validateOutput = createInterpreterValidator(c.outputSchema);
+        byCanonical.set(canonical, validators);
+      }
+      const t = typeof token === 'string' && token !== '' ? token : DEV_TOKEN;
+      admittedById.set(c.id, Object.freeze({ contract: c, token: t }));
+      const admitted: AdmittedContract = { ok: true, contract: c, token: t, validateInput: validators.validateInput };
+      if (validators.validateOutput) admitted.validateOutput = validators.validateOutput;
+      return admitted;
+    },
+  });
+}
