@@ -10,6 +10,7 @@
 export const WIRE_NAME_MAX_LENGTH = 64;
 export const WIRE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+// The grammar of capability-id.ts, without its length limit: any canonical id gets a readable name.
 const CANONICAL_ID = /^(view|domain):[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*$/;
 const CANONICAL_WIRE = /^(view|domain)_([A-Za-z][A-Za-z0-9]*(?:__[A-Za-z][A-Za-z0-9]*)*)$/;
 /** Instance ids kept verbatim; anything else is escaped and hashed. */
@@ -19,11 +20,6 @@ const UNSAFE_CHAR = /[^A-Za-z0-9_-]/g;
 /** Hash characters at level 0; each collision level adds more. */
 const BASE_HASH_LENGTH = 8;
 const HASH_STEP = 6;
-
-/** Whether an id follows the canonical grammar `<view|domain>:<Seg>(.<Seg>)*`. */
-export function isCanonicalCapabilityId(id: string): boolean {
-  return CANONICAL_ID.test(id);
-}
 
 /**
  * cyrb53: a small, well-mixed 53-bit string hash. Synchronous and pure, so names are the same in
