@@ -52,7 +52,8 @@ export interface CapabilityDeclaration {
   outputSchemaText: string | null;
 }
 
-export type DeclarationResult = { ok: true; contract: CapabilityContract } | { ok: false; problems: string[] };
+export type DeclarationResult =
+  { ok: true; contract: CapabilityContract } | { ok: false; problems: string[] };
 
 /**
  * The attributes that make up the contract (and the id): a change to any of them means a different
@@ -125,7 +126,12 @@ function oneOf<T extends string>(
   return undefined;
 }
 
-function parseSchema(text: string | null, which: 'input' | 'output', who: string, problems: string[]): JsonSchema | undefined {
+function parseSchema(
+  text: string | null,
+  which: 'input' | 'output',
+  who: string,
+  problems: string[],
+): JsonSchema | undefined {
   if (text === null) return undefined;
   const where = `${who} ${which} schema (<script type="${SCHEMA_SCRIPT_TYPE}"${which === 'output' ? ' data-schema="output"' : ''}>)`;
   let value: unknown;
@@ -152,7 +158,9 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
 
   if (!name) problems.push(`${who} has no name="…": give it a name such as name="selectRows"`);
   else if (!PATH_RE.test(name)) {
-    problems.push(`${who} has an invalid name: use dot-separated segments without spaces or ":" (e.g. name="selectRows")`);
+    problems.push(
+      `${who} has an invalid name: use dot-separated segments without spaces or ":" (e.g. name="selectRows")`,
+    );
   }
   if (view !== null && !PATH_RE.test(view)) {
     problems.push(`${who} has an invalid view="${view}": use the name of its <agent-view>`);
@@ -162,9 +170,14 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
   const plane = oneOf(attr(decl.plane), PLANES, 'plane', who, problems);
   let idView: string | null = null;
   if (plane === 'domain') {
-    if (view !== null) problems.push(`${who} declares plane="domain" and view="${view}": a domain capability has no view, remove one`);
+    if (view !== null)
+      problems.push(
+        `${who} declares plane="domain" and view="${view}": a domain capability has no view, remove one`,
+      );
     if (placementView) {
-      problems.push(`${who} declares plane="domain" but sits inside <agent-view name="${placementView}">: move it out of the view or drop plane="domain"`);
+      problems.push(
+        `${who} declares plane="domain" but sits inside <agent-view name="${placementView}">: move it out of the view or drop plane="domain"`,
+      );
     }
   } else if (view !== null) {
     if (placementView !== view) {
@@ -178,7 +191,9 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
   } else if (placementView) {
     idView = placementView;
   } else if (plane === 'view') {
-    problems.push(`${who} declares plane="view" but is not inside an <agent-view>: add view="…" or move it into its view`);
+    problems.push(
+      `${who} declares plane="view" but is not inside an <agent-view>: add view="…" or move it into its view`,
+    );
   }
 
   const kind = oneOf(attr(decl.kind), KINDS, 'kind', who, problems) ?? 'action';
@@ -187,11 +202,14 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
     problems.push(`${who} has no effect="…": say what calling it does, one of ${EFFECTS.join(', ')}`);
   }
   const effect = effectAttr ? oneOf(effectAttr, EFFECTS, 'effect', who, problems) : undefined;
-  const confirmation = oneOf(attr(decl.confirmation), CONFIRMATIONS, 'confirmation', who, problems) ?? 'never';
+  const confirmation =
+    oneOf(attr(decl.confirmation), CONFIRMATIONS, 'confirmation', who, problems) ?? 'never';
   const concurrency = oneOf(attr(decl.concurrency), CONCURRENCIES, 'concurrency', who, problems);
 
-  const description = decl.description === null || decl.description === undefined ? '' : normalizeDescription(decl.description);
-  if (!description) problems.push(`${who} has no description="…": describe for the agent and the person what it does`);
+  const description =
+    decl.description === null || decl.description === undefined ? '' : normalizeDescription(decl.description);
+  if (!description)
+    problems.push(`${who} has no description="…": describe for the agent and the person what it does`);
 
   let timeoutMs: number | undefined;
   const timeoutAttr = attr(decl.timeoutMs);
@@ -247,7 +265,9 @@ export function schemaTextsFromScripts(
     if (attr(script.type)?.toLowerCase() !== SCHEMA_SCRIPT_TYPE) continue;
     const role = attr(script.dataSchema) ?? 'input';
     if (role !== 'input' && role !== 'output') {
-      problems.push(`${who} has a schema script with data-schema="${role}": use "output" for the output schema, or nothing for the input schema`);
+      problems.push(
+        `${who} has a schema script with data-schema="${role}": use "output" for the output schema, or nothing for the input schema`,
+      );
       continue;
     }
     if (texts[role] !== null) {

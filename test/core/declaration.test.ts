@@ -38,7 +38,13 @@ test('outside any view the id is domain:<name>; defaults kind=action, confirmati
   const r = contractFromDeclaration(decl());
   assert.deepEqual(r, {
     ok: true,
-    contract: { id: 'domain:rename', kind: 'action', effect: 'local-state', confirmation: 'never', description: 'Rename a device.' },
+    contract: {
+      id: 'domain:rename',
+      kind: 'action',
+      effect: 'local-state',
+      confirmation: 'never',
+      description: 'Rename a device.',
+    },
   });
 });
 
@@ -58,15 +64,24 @@ test('view="…" must match the nearest <agent-view>', () => {
   assert.deepEqual(problems(decl({ view: 'devices', placementView: 'users' })), [
     '<agent-capability name="rename"> declares view="devices" but its nearest <agent-view> is "users"',
   ]);
-  assert.match(problems(decl({ view: 'devices', placementView: null }))[0], /not inside an <agent-view name="devices">/);
+  assert.match(
+    problems(decl({ view: 'devices', placementView: null }))[0],
+    /not inside an <agent-view name="devices">/,
+  );
 });
 
 test('plane="domain" states a domain capability and refuses a view placement', () => {
   const ok = contractFromDeclaration(decl({ plane: 'domain' }));
   assert.ok(ok.ok);
   assert.equal(ok.contract.id, 'domain:rename');
-  assert.match(problems(decl({ plane: 'domain', placementView: 'devices' }))[0], /plane="domain" but sits inside <agent-view name="devices">/);
-  assert.match(problems(decl({ plane: 'domain', view: 'devices', placementView: 'devices' }))[0], /plane="domain" and view="devices"/);
+  assert.match(
+    problems(decl({ plane: 'domain', placementView: 'devices' }))[0],
+    /plane="domain" but sits inside <agent-view name="devices">/,
+  );
+  assert.match(
+    problems(decl({ plane: 'domain', view: 'devices', placementView: 'devices' }))[0],
+    /plane="domain" and view="devices"/,
+  );
   assert.match(problems(decl({ plane: 'elsewhere' }))[0], /plane="elsewhere": use one of domain, view/);
   assert.match(problems(decl({ plane: 'view' }))[0], /plane="view" but is not inside an <agent-view>/);
   const inView = contractFromDeclaration(decl({ plane: 'view', placementView: 'devices' }));
@@ -83,12 +98,15 @@ test('effect and description have no default', () => {
 });
 
 test('unknown enum values are named with the allowed ones', () => {
-  assert.deepEqual(problems(decl({ kind: 'query', effect: 'nuke', confirmation: 'always', concurrency: 'many' })), [
-    '<agent-capability name="rename"> has kind="query": use one of action, observation',
-    '<agent-capability name="rename"> has effect="nuke": use one of read, local-state, navigation, server-query, server-mutation, external-side-effect, destructive',
-    '<agent-capability name="rename"> has confirmation="always": use one of never, optional, required',
-    '<agent-capability name="rename"> has concurrency="many": use one of serial, parallel',
-  ]);
+  assert.deepEqual(
+    problems(decl({ kind: 'query', effect: 'nuke', confirmation: 'always', concurrency: 'many' })),
+    [
+      '<agent-capability name="rename"> has kind="query": use one of action, observation',
+      '<agent-capability name="rename"> has effect="nuke": use one of read, local-state, navigation, server-query, server-mutation, external-side-effect, destructive',
+      '<agent-capability name="rename"> has confirmation="always": use one of never, optional, required',
+      '<agent-capability name="rename"> has concurrency="many": use one of serial, parallel',
+    ],
+  );
 });
 
 test('a missing or malformed name is a problem', () => {
@@ -135,13 +153,22 @@ test('timeout-ms must be a positive whole number', () => {
 });
 
 test('schema texts are parsed as JSON objects; errors name the schema', () => {
-  assert.match(problems(decl({ inputSchemaText: '{ type: object }' }))[0], /input schema .* is not valid JSON/);
-  assert.match(problems(decl({ outputSchemaText: '[1]' }))[0], /output schema .*data-schema="output".* must be a JSON object/);
+  assert.match(
+    problems(decl({ inputSchemaText: '{ type: object }' }))[0],
+    /input schema .* is not valid JSON/,
+  );
+  assert.match(
+    problems(decl({ outputSchemaText: '[1]' }))[0],
+    /output schema .*data-schema="output".* must be a JSON object/,
+  );
   assert.match(problems(decl({ inputSchemaText: 'null' }))[0], /input schema .* must be a JSON object/);
 });
 
 test('description whitespace: trimmed and collapsed, so markup formatting never changes a contract', () => {
-  assert.equal(normalizeDescription('\n    Disable the\n    selected   devices.\t\n  '), 'Disable the selected devices.');
+  assert.equal(
+    normalizeDescription('\n    Disable the\n    selected   devices.\t\n  '),
+    'Disable the selected devices.',
+  );
   assert.equal(normalizeDescription('a\u00a0 b'), 'a\u00a0 b', 'non-breaking spaces are kept');
   fc.assert(
     fc.property(
@@ -157,7 +184,9 @@ test('description whitespace: trimmed and collapsed, so markup formatting never 
 });
 
 test('attribute values are trimmed of HTML whitespace', () => {
-  const r = contractFromDeclaration(decl({ name: ' rename\n', effect: ' destructive ', confirmation: 'required ', placementView: 'devices' }));
+  const r = contractFromDeclaration(
+    decl({ name: ' rename\n', effect: ' destructive ', confirmation: 'required ', placementView: 'devices' }),
+  );
   assert.ok(r.ok);
   assert.equal(r.contract.id, 'view:devices.rename');
   assert.equal(r.contract.effect, 'destructive');
@@ -167,7 +196,17 @@ test('attribute values are trimmed of HTML whitespace', () => {
 test('declarationId and CONTRACT_ATTRIBUTES', () => {
   assert.equal(declarationId('disable'), 'domain:disable');
   assert.equal(declarationId('selectRows', 'devices'), 'view:devices.selectRows');
-  for (const a of ['name', 'view', 'kind', 'effect', 'confirmation', 'description', 'concurrency', 'timeout-ms', 'untrusted-output']) {
+  for (const a of [
+    'name',
+    'view',
+    'kind',
+    'effect',
+    'confirmation',
+    'description',
+    'concurrency',
+    'timeout-ms',
+    'untrusted-output',
+  ]) {
     assert.ok(CONTRACT_ATTRIBUTES.includes(a), a);
   }
   for (const a of ['token', 'unavailable', 'note']) assert.ok(!CONTRACT_ATTRIBUTES.includes(a), a);
