@@ -4,10 +4,11 @@
  * Keeping it in one DOM-free place means the contract a build authorized and the contract a page
  * declares cannot drift apart by a default, a whitespace or a parsing rule (DESIGN section 6).
  *
- * It checks what markup can get wrong (missing or unknown attribute values, placement, schema JSON);
- * the contract rules themselves (description length, observation effects, schema shape) stay with
- * the contract checks the registry and the compiler run on the result.
+ * It checks what markup can get wrong (missing or unknown attribute values, placement, schema JSON),
+ * then runs the contract checks (`checkContract`) on the result, so an author sees every problem
+ * where the declaration is written: in the console at run time, at file:line:column at build time.
  */
+import { checkContract } from './contract.js';
 import type {
   CapabilityConcurrency,
   CapabilityContract,
@@ -237,6 +238,9 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
   if (decl.untrustedOutput) contract.untrustedOutput = true;
   if (concurrency !== undefined) contract.concurrency = concurrency;
   if (timeoutMs !== undefined) contract.timeoutMs = timeoutMs;
+  const contractProblems = checkContract(contract);
+  if (contractProblems.length)
+    return { ok: false, problems: contractProblems.map((p) => `${who}: ${p.message}`) };
   return { ok: true, contract };
 }
 

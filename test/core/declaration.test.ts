@@ -146,6 +146,18 @@ test('every optional attribute reaches the contract', () => {
   });
 });
 
+test('the contract checks run on the result: observation effects, description length, input schema type', () => {
+  assert.match(
+    problems(decl({ kind: 'observation', effect: 'destructive' }))[0],
+    /^<agent-capability name="rename">: an observation only reads/,
+  );
+  assert.match(problems(decl({ description: 'x'.repeat(301) }))[0], /description is 301 characters long/);
+  assert.match(
+    problems(decl({ inputSchemaText: '{"type":"array"}' }))[0],
+    /inputSchema must have type "object"/,
+  );
+});
+
 test('timeout-ms must be a positive whole number', () => {
   for (const bad of ['0', '-5', '1.5', '1e3', 'soon', '', '99999999999999999999']) {
     assert.match(problems(decl({ timeoutMs: bad }))[0], /timeout-ms=".*": use a whole number/, bad);
