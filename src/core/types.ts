@@ -463,6 +463,29 @@ export interface WireTarget {
   instanceId?: string;
 }
 
+/** What `gateway.expose` takes: a compiled contract, its token and the code behind it. */
+export interface ExposeToolOptions {
+  contract: CapabilityContract;
+  token: string | undefined | null;
+  handler: CapabilityHandler;
+}
+
+export interface ExposureGatewayOptions {
+  /** Passed to handlers as `ctx.consumer`. Default `{ id: "exposure-gateway", kind: "embedded" }`. */
+  consumer?: AgentConsumer;
+  limits?: Pick<RegistryLimits, 'maxInputBytes' | 'maxOutputBytes'>;
+}
+
+/** Standalone provider tools admitted by an authority (`createAgentExposureGateway`). */
+export interface AgentExposureGateway {
+  /** Throws the authority's definition error when the contract is not admitted. */
+  expose(options: ExposeToolOptions): AgentTool;
+  tools(): readonly AgentTool[];
+  wireNameMap(): ReadonlyMap<string, string>;
+  /** Removes an exposed tool by wire name; `false` when there was none. */
+  withdraw(name: string): boolean;
+}
+
 /** The MCP tool-result shape. */
 export interface ToolResult {
   content: Array<{ type: 'text'; text: string }>;
