@@ -1,0 +1,478 @@
+/**
+ * `createWebMcpAdapter`: projects a registry onto the page's WebMCP host, one tool per available
+ * capability (instance), kept in sync incrementally, every call through `registry.invoke`.
+ */
+import { DEV_MODE, issueWarning } from '../core/dev.js';
+import { errorPayload } from '../core/errors.js';
+import { toToolResult } from '../core/tool-result.js';
+import type {
+  AgentConsumer,
+  AgentInvocationResult,
+  AgentSurfaceRegistry,
+  CapabilityDescriptor,
+  InvocationFailure,
+  InvokeRequest,
+  JsonSchema,
+  ToolResult,
+} from '../core/types.js';
+import { WIRE_NAME_MAX_LENGTH, assignWireNames, encodeWireName, wireHash } from '../core/wire-names.js';
+import { detectModelContext, modelContextShape } from './detect.js';
+import { AgentWebMcpConflictEvent } from './events.js';
+import { createToolSync, type HostRefusal, type ToolSpec, type ToolSync } from './host-sync.js';
+import type {
+  ModelContextExecuteOptions,
+  ModelContextShape,
+  ModelContextTool,
+  ModelContextToolAnnotations,
+  WebMcpAdapter,
+  WebMcpAdapterHost,
+  WebMcpAdapterOptions,
+  WebMcpAdapterStatus,
+  WebMcpConflict,
+} from './types.js';
+
+export const DEFAULT_WEBMCP_CONSUMER: AgentConsumer = Object.freeze({ id: 'webmcp', kind: 'webmcp' });
+export const DEFAULT_CONFIRMATION_TTL_MS = 120_000;
+const PREFIX_PATTERN = /^[A-Za-z0-9_-]{0,32}$/;
+const NO_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false }) as JsonSchema;
+
+/** One projected tool: what the host holds, and what its calls resolve to. */
+interface Projection extends ToolSpec {
+  readonly name: string;
+  readonly capabilityId: string;
+  readonly instanceId: string | undefined;
+  readonly registrationId: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly hints: Required<Pick<ModelContextToolAnnotations, 'readOnlyHint' | 'consequentialHint' | 'untrustedContentHint'>>;
+}
+
+/** Everything one `start` … `stop` owns. */
+interface Run {
+  readonly registry: AgentSurfaceRegistry;
+  readonly consumer: AgentConsumer;
+  readonly scope: readonly string[] | undefined;
+  readonly sync: ToolSync;
+  /** Aborted by `stop()`: ends confirmation waits. */
+  readonly stopped: AbortController;
+  projections: Map<string, Projection>;
+  /** The surfaceVersion of the last reconciled snapshot: what calls carry. */
+  surfaceVersion: string | undefined;
+  unsubscribe: () => void;
+}
+
+/** Hints from the contract only (DESIGN section 4); curation never reaches them. */
+export function annotationsFor(
+  d: Pick<CapabilityDescriptor, 'kind' | 'effect' | 'confirmation' | 'untrustedOutput'>,
+): Projection['hints'] {
+  const readOnlyHint = d.kind === 'observation' || d.effect === 'read' || d.effect === 'server-query';
+  const consequentialHint =
+    d.effect === 'server-mutation' ||
+    d.effect === 'external-side-effect' ||
+    d.effect === 'destructive' ||
+    d.confirmation === 'required';
+  return { readOnlyHint, consequentialHint, untrustedContentHint: d.untrustedOutput === true };
+}
+
+function sameHints(a: Projection['hints'], b: Projection['hints']): boolean {
+  return a.readOnlyHint === b.readOnlyHint && a.consequentialHint === b.consequentialHint && a.untrustedContentHint === b.untrustedContentHint;
+}
+
+function sameSchema(a: JsonSchema, b: JsonSchema): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The prefixed name, kept within 64 characters by a hash of the full name where needed. */
+function withPrefix(prefix: string, name: string): string {
+  if (!prefix) return name;
+  const full = prefix + name;
+  if (full.length <= WIRE_NAME_MAX_LENGTH) return full;
+  const hash = wireHash(full, 8);
+  return `${full.slice(0, WIRE_NAME_MAX_LENGTH - 1 - hash.length)}-${hash}`;
+}
+
+let idCounter = 0;
+const idPrefix = Math.random().toString(36).slice(2, 10);
+function newInvocationId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID) return `webmcp-${c.randomUUID()}`;
+  return `webmcp-${idPrefix}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Duck-typed: a host in another realm hands us its own AbortSignal class. */
+function asSignal(value: unknown): AbortSignal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const s = value as AbortSignal;
+  return typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function' ? s : undefined;
+}
+
+/**
+ * Hosts pass an object; older builds and careless agents a JSON string of one; some nothing at
+ * all. Anything else goes to the registry as is, which answers INVALID_INPUT.
+ */
+function normalizeInput(input: unknown): unknown {
+  if (input === undefined || input === null) return {};
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed;
+    } catch {
+      // not JSON: the registry reports it
+    }
+  }
+  return input;
+}
+
+function failure(request: InvokeRequest, surfaceVersion: string, payload: InvocationFailure['error']): InvocationFailure {
+  return { ok: false, error: payload, invocationId: request.invocationId, surfaceVersion };
+}
+
+/** Settles with the promise's value, or `aborted` once the signal fires. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ value: T } | 'aborted'> {
+  if (signal.aborted) return Promise.resolve('aborted');
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve({ value });
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function validateOptions(options: WebMcpAdapterOptions): void {
+  const fail = (message: string): never => {
+    throw new TypeError(`createWebMcpAdapter: ${message}`);
+  };
+  if (typeof options !== 'object' || options === null) fail('options must be an object');
+  if (options.prefix !== undefined && (typeof options.prefix !== 'string' || !PREFIX_PATTERN.test(options.prefix))) {
+    fail('prefix must be up to 32 characters of [A-Za-z0-9_-]');
+  }
+  const ttl = options.confirmationTtlMs;
+  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)) {
+    fail('confirmationTtlMs must be a positive number of milliseconds');
+  }
+  for (const hook of ['exposeCapability', 'confirm', 'onConflict'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') fail(`${hook} must be a function`);
+  }
+  const mc = options.modelContext;
+  if (mc !== undefined && mc !== null && modelContextShape(mc) === undefined) {
+    fail('modelContext has neither registerTool nor provideContext: pass a WebMCP host, or null for none');
+  }
+}
+
+/**
+ * Exposes a registry to the page's WebMCP host (`options.modelContext`, `document.modelContext`,
+ * `navigator.modelContext`). Without a host, `start` is a no-op and `status` says `unsupported`.
+ */
+export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpAdapter {
+  validateOptions(options);
+  const prefix = options.prefix ?? '';
+  const ttlMs = options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
+  let status: WebMcpAdapterStatus = 'idle';
+  let shape: ModelContextShape | undefined;
+  let run: Run | undefined;
+  let stopping: Promise<void> = Promise.resolve();
+  // Encoding is pure: cache it, since every change re-projects the whole snapshot.
+  const encoded = new Map<string, string>();
+  const encode = (id: string, instanceId: string | undefined): string => {
+    const key = instanceId === undefined ? id : `${id}\u0000${instanceId}`;
+    let name = encoded.get(key);
+    if (name === undefined) {
+      name = encodeWireName(id, instanceId);
+      encoded.set(key, name);
+    }
+    return name;
+  };
+
+  function report(refusal: HostRefusal): void {
+    const projection = refusal.spec as Projection;
+    const error = refusal.error as { name?: unknown; message?: unknown } | undefined;
+    const conflict: WebMcpConflict = {
+      name: refusal.name,
+      capabilityId: projection.capabilityId,
+      errorName: typeof error?.name === 'string' ? error.name : 'Error',
+      message: typeof error?.message === 'string' ? error.message : String(refusal.error),
+    };
+    if (projection.instanceId !== undefined) conflict.instanceId = projection.instanceId;
+    // Not de-duplicated: a name you did not get is a name an agent reaches someone else through.
+    console.error(
+      `[agent-surface-kit WEBMCP_NAME_REFUSED] The WebMCP host refused the tool "${conflict.name}" ` +
+        `(${conflict.capabilityId}): ${conflict.errorName}: ${conflict.message}. Another script may own ` +
+        `this name; give <agent-webmcp> a distinct prefix.`,
+    );
+    const target = options.eventTarget ?? (globalThis as { window?: EventTarget }).window;
+    try {
+      target?.dispatchEvent(new AgentWebMcpConflictEvent(conflict));
+      options.onConflict?.(conflict);
+    } catch (error) {
+      // A listener's failure must not stop the other tools from registering.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+
+  /** `undefined`: skip. Otherwise the description to show. */
+  function curate(d: CapabilityDescriptor): string | undefined {
+    if (!options.exposeCapability) return d.description;
+    let decision: ReturnType<NonNullable<WebMcpAdapterOptions['exposeCapability']>>;
+    try {
+      decision = options.exposeCapability(d);
+    } catch (error) {
+      // Fail closed: a hook that cannot decide does not expose.
+      console.error(`[agent-surface-kit WEBMCP_EXPOSE_FAILED] exposeCapability threw for ${d.capabilityId}; it is not exposed.`, error);
+      return undefined;
+    }
+    if (decision === undefined || decision === true) return d.description;
+    if (decision === null || decision === false) return undefined;
+    const text = typeof decision === 'string' ? decision : decision?.description;
+    if (typeof text === 'string' && text.trim() !== '') return text;
+    if (DEV_MODE) {
+      issueWarning('WEBMCP_BAD_DESCRIPTION', d.capabilityId, `exposeCapability returned an empty or unusable description for ${d.capabilityId}; the authored one is used.`);
+    }
+    return d.description;
+  }
+
+  function project(r: Run, name: string, d: CapabilityDescriptor, description: string, hints: Projection['hints']): Projection {
+    const inputSchema = d.inputSchema ?? NO_SCHEMA;
+    const shown = d.instanceId === undefined ? description : `${description}\n[instance: ${JSON.stringify(d.instanceId)}]`;
+    const projection: Projection = {
+      name,
+      capabilityId: d.capabilityId,
+      instanceId: d.instanceId,
+      registrationId: d.registrationId,
+      description,
+      inputSchema,
+      hints,
+      tool: {
+        name,
+        description: shown,
+        inputSchema,
+        annotations: { ...hints },
+        execute: (input: unknown, hostOptions?: ModelContextExecuteOptions) => callTool(r, projection, input, hostOptions),
+      } satisfies ModelContextTool,
+    };
+    return projection;
+  }
+
+  function reconcile(r: Run): void {
+    if (run !== r) return;
+    let capabilities: readonly CapabilityDescriptor[] = [];
+    let surfaceVersion = r.surfaceVersion;
+    try {
+      const snap = r.registry.snapshot(r.scope ? { consumer: r.consumer, scope: r.scope } : { consumer: r.consumer });
+      capabilities = snap.capabilities;
+      surfaceVersion = snap.surfaceVersion;
+    } catch {
+      // A disposed registry: nothing can run any more, so nothing stays exposed.
+    }
+    const entries: { capabilityId: string; instanceId: string | undefined; d: CapabilityDescriptor; description: string }[] = [];
+    for (const d of capabilities) {
+      // The transport has no disabled state: an unavailable capability is simply absent.
+      if (!d.state.available) continue;
+      const description = curate(d);
+      if (description !== undefined) entries.push({ capabilityId: d.capabilityId, instanceId: d.instanceId, d, description });
+    }
+    const names = assignWireNames(entries, encode);
+    const next = new Map<string, Projection>();
+    const changed: string[] = [];
+    for (const entry of entries) {
+      const name = withPrefix(prefix, names.get(entry)!);
+      const { d, description } = entry;
+      const hints = annotationsFor(d);
+      const prev = r.projections.get(name);
+      if (
+        prev &&
+        prev.registrationId === d.registrationId &&
+        prev.capabilityId === d.capabilityId &&
+        prev.instanceId === d.instanceId &&
+        prev.description === description &&
+        sameHints(prev.hints, hints) &&
+        sameSchema(prev.inputSchema, d.inputSchema ?? NO_SCHEMA)
+      ) {
+        next.set(name, prev);
+      } else {
+        next.set(name, project(r, name, d, description, hints));
+        changed.push(name);
+      }
+    }
+    for (const name of r.projections.keys()) if (!next.has(name)) changed.push(name);
+    r.projections = next;
+    r.surfaceVersion = surfaceVersion;
+    if (changed.length) r.sync.update(next, changed);
+  }
+
+  async function callTool(r: Run, p: Projection, rawInput: unknown, hostOptions: ModelContextExecuteOptions | undefined): Promise<ToolResult> {
+    const signal = asSignal(hostOptions?.signal);
+    const client = typeof hostOptions?.requestUserInteraction === 'function' ? hostOptions : undefined;
+    const request: InvokeRequest = {
+      capabilityId: p.capabilityId,
+      registrationId: p.registrationId,
+      input: normalizeInput(rawInput),
+      invocationId: newInvocationId(),
+      consumer: r.consumer,
+    };
+    if (p.instanceId !== undefined) request.instanceId = p.instanceId;
+    // The latest projected version: an unchanged tool keeps its registration but tracks the surface.
+    if (r.surfaceVersion !== undefined) request.surfaceVersion = r.surfaceVersion;
+    if (signal) request.signal = signal;
+    try {
+      let result = await r.registry.invoke(request);
+      if (!result.ok && result.error.code === 'CONFIRMATION_REQUIRED') {
+        result = await confirmInCall(r, request, result, signal, client);
+      }
+      return toToolResult(result);
+    } catch {
+      // registry.invoke never rejects; this guards our own code. A thrown execute reaches the
+      // agent as an opaque UnknownError, so answer with content instead.
+      return toToolResult(failure(request, r.surfaceVersion ?? '', errorPayload('EXECUTION_FAILED', 'The WebMCP adapter failed to run this call.')));
+    }
+  }
+
+  /**
+   * A tool's input schema has no slot for a confirmationId, so a confirmation completes inside the
+   * call: wait for the person's decision (bounded), then retry once with the same invocationId.
+   */
+  async function confirmInCall(
+    r: Run,
+    request: InvokeRequest,
+    first: InvocationFailure,
+    hostSignal: AbortSignal | undefined,
+    client: ModelContextExecuteOptions | undefined,
+  ): Promise<AgentInvocationResult> {
+    const confirmationId = first.error.details?.confirmationId;
+    if (typeof confirmationId !== 'string') return first;
+    const confirmations = r.registry.confirmations;
+    const wait = new AbortController();
+    let why: 'stopped' | 'cancelled' | 'timeout' | undefined;
+    const end = (reason: typeof why) => () => {
+      why ??= reason;
+      wait.abort();
+    };
+    const onStop = end('stopped');
+    const onCancel = end('cancelled');
+    r.stopped.signal.addEventListener('abort', onStop, { once: true });
+    hostSignal?.addEventListener('abort', onCancel, { once: true });
+    if (r.stopped.signal.aborted) onStop();
+    if (hostSignal?.aborted) onCancel();
+    const timer = setTimeout(end('timeout'), ttlMs);
+    try {
+      if (client?.requestUserInteraction && options.confirm && !wait.signal.aborted) {
+        const pending = confirmations.list().find((c) => c.confirmationId === confirmationId);
+        if (pending) {
+          try {
+            const confirm = options.confirm;
+            const answer = await untilAborted(
+              Promise.resolve(client.requestUserInteraction(() => confirm(pending, client))),
+              wait.signal,
+            );
+            if (answer !== 'aborted') {
+              if (answer.value === true) confirmations.approve(confirmationId);
+              else confirmations.deny(confirmationId, 'denied');
+            }
+          } catch {
+            // The host's UI failed: fall back to waiting for <agent-confirm>.
+          }
+        }
+      }
+      const outcome = await confirmations.waitFor(confirmationId, { signal: wait.signal });
+      if (outcome.status === 'aborted' || (wait.signal.aborted && outcome.status !== 'approved')) {
+        // Nobody will retry this invocation: withdraw the request from the person's screen.
+        confirmations.deny(confirmationId, why === 'timeout' ? 'expired' : 'withdrawn');
+        if (why === 'stopped') return first;
+        if (why === 'cancelled') {
+          return failure(request, first.surfaceVersion, errorPayload('CANCELLED', 'The agent cancelled the call while it waited for confirmation.', { confirmationId }));
+        }
+        return failure(
+          request,
+          first.surfaceVersion,
+          errorPayload('CONFIRMATION_INVALID', 'Nobody decided on the confirmation in time.', { reason: 'expired', confirmationId }),
+        );
+      }
+      // Decided (approved, denied, expired): the registry checks the evidence and answers.
+      return await r.registry.invoke({ ...request, confirmationId });
+    } finally {
+      clearTimeout(timer);
+      r.stopped.signal.removeEventListener('abort', onStop);
+      hostSignal?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  const adapter: WebMcpAdapter = {
+    name: 'webmcp',
+    get status() {
+      return status;
+    },
+    get shape() {
+      return shape;
+    },
+    async start(host: WebMcpAdapterHost): Promise<void> {
+      if (!host || typeof host !== 'object' || !host.registry || typeof host.registry.snapshot !== 'function') {
+        throw new TypeError('WebMcpAdapter.start(host): pass { registry, consumer? } with an agent-surface registry.');
+      }
+      if (run) {
+        throw new Error('WebMcpAdapter.start: already started; call stop() before starting again.');
+      }
+      // A restart must not race the withdrawal of the previous run's names.
+      await stopping;
+      if (run) throw new Error('WebMcpAdapter.start: already started; call stop() before starting again.');
+      const modelContext = detectModelContext(options);
+      const hostShape = modelContext ? modelContextShape(modelContext) : undefined;
+      if (!modelContext || !hostShape) {
+        status = 'unsupported';
+        shape = undefined;
+        if (DEV_MODE) {
+          issueWarning('WEBMCP_UNSUPPORTED', 'adapter', 'No WebMCP host on this page (document.modelContext / navigator.modelContext): the WebMCP adapter exposes nothing.');
+        }
+        return;
+      }
+      const consumer = host.consumer ?? DEFAULT_WEBMCP_CONSUMER;
+      const scope = host.snapshotContext?.scope ?? options.snapshotContext?.scope;
+      const r: Run = {
+        registry: host.registry,
+        consumer: { id: consumer.id, kind: consumer.kind },
+        scope: scope && scope.length ? [...scope] : undefined,
+        sync: createToolSync(modelContext, hostShape, { onRefused: report }),
+        stopped: new AbortController(),
+        projections: new Map(),
+        surfaceVersion: undefined,
+        unsubscribe: () => {},
+      };
+      run = r;
+      shape = hostShape;
+      status = 'starting';
+      r.unsubscribe = r.registry.on('surface-changed', () => reconcile(r));
+      reconcile(r);
+      await r.sync.settled();
+      if (run === r) status = 'active';
+    },
+    stop(): Promise<void> {
+      const r = run;
+      if (!r) return stopping;
+      run = undefined;
+      status = 'stopped';
+      r.unsubscribe();
+      r.stopped.abort();
+      const names = [...r.projections.keys()];
+      r.projections = new Map();
+      r.sync.update(new Map(), names);
+      stopping = r.sync.settled();
+      return stopping;
+    },
+    toolNames() {
+      return run ? run.sync.registered() : [];
+    },
+    async settled() {
+      if (run) await run.sync.settled();
+      else await stopping;
+    },
+  };
+  return adapter;
+}

@@ -1,0 +1,136 @@
+/**
+ * Keeps a host's tool set equal to a desired set, through whichever shape the host has, one host
+ * call at a time. Callers describe the set they want; the sync works out the calls. Because it
+ * always compares against the latest desired set, a quick add-remove-add ends with exactly the
+ * latest tool registered, never a stale one, and a name is always freed before it is taken again.
+ */
+import type { ModelContextLike, ModelContextShape, ModelContextTool } from './types.js';
+
+/** One wanted tool. The sync compares specs by identity: reuse the object for an unchanged tool. */
+export interface ToolSpec {
+  readonly tool: ModelContextTool;
+}
+
+export interface HostRefusal {
+  name: string;
+  spec: ToolSpec;
+  error: unknown;
+}
+
+export interface ToolSyncOptions {
+  onRefused(refusal: HostRefusal): void;
+}
+
+interface HostEntry {
+  spec: ToolSpec;
+  /** `current` shape: aborting it unregisters the tool. */
+  controller?: AbortController;
+}
+
+export interface ToolSync {
+  readonly shape: ModelContextShape;
+  /** Replace the desired set; `changed` lists the names whose spec may differ from before. */
+  update(desired: ReadonlyMap<string, ToolSpec>, changed: Iterable<string>): void;
+  /** Names the host accepted and still holds, sorted. */
+  registered(): string[];
+  /** Resolves when the host matches the desired set (or has refused what it would not take). */
+  settled(): Promise<void>;
+}
+
+export function createToolSync(modelContext: ModelContextLike, shape: ModelContextShape, options: ToolSyncOptions): ToolSync {
+  let desired: ReadonlyMap<string, ToolSpec> = new Map();
+  const dirty = new Set<string>();
+  const onHost = new Map<string, HostEntry>();
+  // Specs the host refused: not retried until the capability changes (a new spec object).
+  const refused = new Map<string, ToolSpec>();
+  let pumping: Promise<void> | undefined;
+
+  async function removeFromHost(name: string, entry: HostEntry): Promise<void> {
+    onHost.delete(name);
+    if (shape === 'current') {
+      entry.controller?.abort();
+      return;
+    }
+    try {
+      await modelContext.unregisterTool!(name);
+    } catch {
+      // Already gone (the host dropped it, or another script removed it): nothing left to withdraw.
+    }
+  }
+
+  async function addToHost(name: string, spec: ToolSpec): Promise<void> {
+    refused.delete(name);
+    const controller = shape === 'current' ? new AbortController() : undefined;
+    try {
+      if (controller) await modelContext.registerTool!(spec.tool, { signal: controller.signal });
+      else await modelContext.registerTool!(spec.tool);
+      onHost.set(name, controller ? { spec, controller } : { spec });
+    } catch (error) {
+      refused.set(name, spec);
+      options.onRefused({ name, spec, error });
+    }
+  }
+
+  async function stepIncremental(name: string): Promise<void> {
+    const want = desired.get(name);
+    const have = onHost.get(name);
+    if (have && have.spec !== want) await removeFromHost(name, have);
+    if (want && !onHost.has(name) && refused.get(name) !== want) await addToHost(name, want);
+    if (!want) refused.delete(name);
+  }
+
+  async function stepBatch(): Promise<void> {
+    dirty.clear();
+    const specs = [...desired.entries()];
+    try {
+      if (specs.length === 0 && typeof modelContext.clearContext === 'function') await modelContext.clearContext();
+      else await modelContext.provideContext!({ tools: specs.map(([, spec]) => spec.tool) });
+      onHost.clear();
+      refused.clear();
+      for (const [name, spec] of specs) onHost.set(name, { spec });
+    } catch (error) {
+      // The batch is all or nothing: every tool in it was refused.
+      onHost.clear();
+      for (const [name, spec] of specs) {
+        refused.set(name, spec);
+        options.onRefused({ name, spec, error });
+      }
+    }
+  }
+
+  async function pump(): Promise<void> {
+    while (dirty.size > 0) {
+      if (shape === 'batch') {
+        await stepBatch();
+        continue;
+      }
+      const name = dirty.values().next().value as string;
+      dirty.delete(name);
+      await stepIncremental(name);
+    }
+  }
+
+  function kick(): void {
+    if (pumping || dirty.size === 0) return;
+    pumping = pump().finally(() => {
+      pumping = undefined;
+      // Work queued while the last step awaited its host call.
+      kick();
+    });
+  }
+
+  return {
+    shape,
+    update(next, changed) {
+      desired = next;
+      for (const name of changed) dirty.add(name);
+      kick();
+    },
+    registered() {
+      return [...onHost.keys()].sort();
+    },
+    async settled() {
+      while (pumping) await pumping;
+    },
+  };
+}
