@@ -1,5 +1,388 @@
-/** `agent-surface` command line. */
-export async function main(_argv: string[]): Promise<number> {
-  console.error('agent-surface: not implemented yet');
-  return 1;
+/**
+ * `agent-surface compile <inputs…> --out <module.js> [--check | --write]`
+ *
+ * Inputs are `*.contracts.json` files (each an array of contracts), other files the declaration
+ * scanner reads (HTML, lit templates: `./scan.ts`), or globs of them. Every error names the file
+ * and the capability id; the exit code is 1 on any error. Ends with a one-line summary.
+ */
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { canonicalJson } from '../core/canonical-json.js';
+import { tryNormalizeContract } from '../core/contract.js';
+import type { CapabilityContract } from '../core/types.js';
+import { ContractCompileError, buildContractModule } from './compile.js';
+
+// ---------------------------------------------------------------------------------------------
+// Declarations
+
+/** One contract and where it was declared. */
+export interface Declaration {
+  contract: CapabilityContract;
+  file: string;
+  /** `file#3` for the third contract of a contracts file, `file:line:column` for markup. */
+  where: string;
+}
+
+export interface DeclarationError {
+  file: string;
+  where: string;
+  capabilityId?: string;
+  message: string;
+}
+
+/** What the markup scanner (`./scan.ts`) gives back for one file: the part the CLI relies on. */
+export interface ScannedFile {
+  file: string;
+  text: string;
+  declarations: Array<{
+    id: string;
+    contract: CapabilityContract;
+    position: { file: string; line: number; column: number };
+    token: { value: string | null; position: { file: string; line: number; column: number } };
+  }>;
+  problems: Array<{ file: string; line: number; column: number; message: string }>;
+}
+
+interface ScannerModule {
+  scanFile(path: string): Promise<ScannedFile>;
+  rewriteTokens?(result: ScannedFile, tokenOf: (id: string) => string | undefined): string;
+}
+
+export interface CollectedDeclarations {
+  declarations: Declaration[];
+  errors: DeclarationError[];
+  /** Files read by the markup scanner, for `--check` and `--write`. */
+  scanned: ScannedFile[];
+}
+
+export const CONTRACTS_FILE_SUFFIX = '.contracts.json';
+
+/**
+ * The hook for HTML and lit-template declarations: `./scan.js` handles every input that is not a
+ * `*.contracts.json` file, as soon as it exports `scanFile(path)`. Loaded on demand, so compiling
+ * contract files alone never needs parse5.
+ */
+async function loadScanner(): Promise<ScannerModule | undefined> {
+  try {
+    const mod = (await import('./scan.js')) as Partial<ScannerModule>;
+    return typeof mod.scanFile === 'function' ? (mod as ScannerModule) : undefined;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
+function display(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : file;
+}
+
+async function readContractsFile(file: string, out: CollectedDeclarations): Promise<void> {
+  const name = display(file);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    out.errors.push({ file: name, where: name, message: `cannot read contracts: ${(error as Error).message}` });
+    return;
+  }
+  if (!Array.isArray(parsed)) {
+    out.errors.push({ file: name, where: name, message: 'a contracts file holds a JSON array of contracts' });
+    return;
+  }
+  parsed.forEach((contract: unknown, i) => {
+    out.declarations.push({ contract: contract as CapabilityContract, file: name, where: `${name}#${i + 1}` });
+  });
+}
+
+/** Reads every input file: contracts files here, everything else through the scanner hook. */
+export async function collectDeclarations(files: readonly string[]): Promise<CollectedDeclarations> {
+  const out: CollectedDeclarations = { declarations: [], errors: [], scanned: [] };
+  let scanner: ScannerModule | undefined | null = null;
+  for (const file of files) {
+    if (file.endsWith(CONTRACTS_FILE_SUFFIX)) {
+      await readContractsFile(file, out);
+      continue;
+    }
+    if (scanner === null) scanner = await loadScanner();
+    const name = display(file);
+    if (!scanner) {
+      out.errors.push({ file: name, where: name, message: `cannot read this file: only *${CONTRACTS_FILE_SUFFIX} inputs are supported by this build` });
+      continue;
+    }
+    let scanned: ScannedFile;
+    try {
+      scanned = await scanner.scanFile(file);
+    } catch (error) {
+      out.errors.push({ file: name, where: name, message: (error as Error).message });
+      continue;
+    }
+    out.scanned.push(scanned);
+    for (const p of scanned.problems) out.errors.push({ file: name, where: `${display(p.file)}:${p.line}:${p.column}`, message: p.message });
+    for (const d of scanned.declarations) {
+      out.declarations.push({ contract: d.contract, file: name, where: `${display(d.position.file)}:${d.position.line}:${d.position.column}` });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Globs (Node 20 has no fs.glob)
+
+const GLOB_CHARS = /[*?[{]/;
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+/** `**` any directories, `*` and `?` within a name, `[abc]` classes, `{a,b}` alternatives. */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === '*') {
+      if (glob[i + 1] === '*') {
+        const slash = glob[i + 2] === '/';
+        re += slash ? '(?:[^/]*/)*' : '.*';
+        i += slash ? 2 : 1;
+      } else re += '[^/]*';
+    } else if (ch === '?') re += '[^/]';
+    else if (ch === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end < 0) re += '\\[';
+      else {
+        re += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else if (ch === '{') {
+      const end = glob.indexOf('}', i + 1);
+      if (end < 0) re += '\\{';
+      else {
+        re += `(?:${glob
+          .slice(i + 1, end)
+          .split(',')
+          .map((alt) => globToRegExp(alt).source.slice(1, -1))
+          .join('|')})`;
+        i = end;
+      }
+    } else re += /[.+^$()|\\]/.test(ch) ? `\\${ch}` : ch;
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Files matching `pattern` (relative to `cwd` or absolute), sorted; node_modules and .git skipped. */
+export function expandGlob(pattern: string, cwd = process.cwd()): string[] {
+  const posix = pattern.split(sep).join('/');
+  const segments = posix.split('/');
+  const firstGlob = segments.findIndex((s) => GLOB_CHARS.test(s));
+  const base = segments.slice(0, firstGlob).join('/') || (posix.startsWith('/') ? '/' : '.');
+  const root = resolve(cwd, base);
+  const matcher = globToRegExp(resolve(cwd, posix).split(sep).join('/'));
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(full);
+      } else if (entry.isFile() && matcher.test(full.split(sep).join('/'))) found.push(full);
+    }
+  };
+  if (existsSync(root) && statSync(root).isDirectory()) walk(root);
+  return found.sort();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+export interface CliArgs {
+  command?: string;
+  inputs: string[];
+  out?: string;
+  check: boolean;
+  write: boolean;
+  help: boolean;
+  version: boolean;
+  errors: string[];
+}
+
+export function parseArgs(argv: readonly string[]): CliArgs {
+  const args: CliArgs = { inputs: [], check: false, write: false, help: false, version: false, errors: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--out' || a === '-o') {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('-')) args.errors.push(`${a} needs a file name`);
+      else args.out = v;
+    } else if (a.startsWith('--out=')) args.out = a.slice('--out='.length);
+    else if (a === '--check') args.check = true;
+    else if (a === '--write') args.write = true;
+    else if (a === '--help' || a === '-h') args.help = true;
+    else if (a === '--version' || a === '-v') args.version = true;
+    else if (a.startsWith('-')) args.errors.push(`unknown option ${a}`);
+    else if (args.command === undefined) args.command = a;
+    else args.inputs.push(a);
+  }
+  if (args.check && args.write) args.errors.push('--check and --write exclude each other');
+  return args;
+}
+
+export const USAGE = `Usage: agent-surface compile <files or globs…> --out <module.js> [--check | --write]
+
+  Reads *.contracts.json files (each a JSON array of contracts) and <agent-capability> declarations
+  in HTML files and lit templates, checks every contract, and writes one ES module with no imports:
+  the manifest (contracts, tokens, hash) and an ajv standalone validator per contract, plus a .d.ts.
+
+  --out <file>  the module to write
+  --write       also put the right token="…" attributes into the scanned sources
+  --check       write nothing; fail when a token in the sources or the --out module is missing or stale`;
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function declarationsPath(out: string): string {
+  return /\.mjs$/.test(out) ? out.replace(/\.mjs$/, '.d.mts') : /\.js$/.test(out) ? out.replace(/\.js$/, '.d.ts') : `${out}.d.ts`;
+}
+
+/** Runs the command line; resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const fail = (lines: string[]): number => {
+    for (const line of lines) console.error(`agent-surface: error: ${line}`);
+    return 1;
+  };
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (args.version) {
+    const { compilerVersion } = await import('./compile.js');
+    console.log(compilerVersion());
+    return 0;
+  }
+  if (args.command !== 'compile') {
+    console.error(USAGE);
+    return fail([args.command === undefined ? 'no command given' : `unknown command "${args.command}"`]);
+  }
+  if (!args.out) args.errors.push('--out <file> is required');
+  if (!args.inputs.length) args.errors.push('no input files given');
+  if (args.errors.length) return fail(args.errors);
+  const out = resolve(args.out!);
+
+  // Inputs: files as given, globs expanded; each file once.
+  const files: string[] = [];
+  const missing: string[] = [];
+  for (const input of args.inputs) {
+    if (GLOB_CHARS.test(input)) {
+      const matched = expandGlob(input).filter((f) => f !== out);
+      if (!matched.length) missing.push(`no file matches ${input}`);
+      files.push(...matched);
+    } else if (!existsSync(input) || !statSync(input).isFile()) missing.push(`${input}: no such file`);
+    else files.push(resolve(input));
+  }
+  if (missing.length) return fail(missing);
+  const unique = [...new Set(files)];
+
+  const collected = await collectDeclarations(unique);
+  const errors = collected.errors.map((e) => `${e.where}${e.capabilityId ? ` (${e.capabilityId})` : ''}: ${e.message}`);
+
+  // Contract checks and duplicates here, where each declaration's file is known.
+  const firstById = new Map<string, { where: string; canonical: string }>();
+  const accepted: Declaration[] = [];
+  for (const d of collected.declarations) {
+    const raw = d.contract as unknown as { id?: unknown };
+    const id = raw !== null && typeof raw === 'object' && typeof raw.id === 'string' ? raw.id : undefined;
+    const checked = tryNormalizeContract(d.contract);
+    if (!checked.ok) {
+      errors.push(`${d.where}${id ? ` (${id})` : ''}: ${checked.problems.map((p) => p.message).join('; ')}`);
+      continue;
+    }
+    const canonical = canonicalJson(checked.contract);
+    const first = firstById.get(checked.contract.id);
+    if (first) {
+      if (first.canonical !== canonical) {
+        errors.push(`${d.where} (${checked.contract.id}): declared with a different contract at ${first.where}; one id, one contract`);
+      }
+      continue;
+    }
+    firstById.set(checked.contract.id, { where: d.where, canonical });
+    accepted.push(d);
+  }
+
+  // Compile what passed, even when something else failed: schema errors are reported in the same run.
+  let built: Awaited<ReturnType<typeof buildContractModule>> | undefined;
+  try {
+    built = await buildContractModule(accepted.map((d) => d.contract));
+  } catch (error) {
+    if (!(error instanceof ContractCompileError)) throw error;
+    for (const p of error.problems) {
+      const origin = accepted[p.index];
+      errors.push(origin ? `${origin.where} (${p.capabilityId ?? '?'}): ${p.message}` : p.message);
+    }
+  }
+  if (errors.length || !built) return fail(errors);
+  const { manifest, source, declarations } = built;
+  const tokenOf = (id: string): string | undefined => manifest.contracts[id]?.token;
+  const dts = declarationsPath(out);
+  const count = Object.keys(manifest.contracts).length;
+  const summary = `${count} contract${count === 1 ? '' : 's'} from ${unique.length} file${unique.length === 1 ? '' : 's'}`;
+
+  if (args.check) {
+    const problems: string[] = [];
+    for (const scanned of collected.scanned) {
+      for (const d of scanned.declarations) {
+        const expected = tokenOf(d.id);
+        if (expected === undefined || d.token.value === expected) continue;
+        const p = d.token.position;
+        problems.push(`${display(p.file)}:${p.line}:${p.column} (${d.id}): token ${d.token.value === null ? 'is missing' : 'is stale'}: run agent-surface compile --write`);
+      }
+    }
+    const current = existsSync(out) ? await readFile(out, 'utf8') : undefined;
+    if (current !== source) problems.push(`${display(out)} is ${current === undefined ? 'missing' : 'out of date'}: run agent-surface compile`);
+    if (problems.length) return fail(problems);
+    console.log(`agent-surface: ${summary}: ${display(out)} and every token are up to date`);
+    return 0;
+  }
+
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, source);
+  await writeFile(dts, declarations);
+  let rewritten = 0;
+  if (args.write) {
+    const scanner = collected.scanned.length ? await loadScanner() : undefined;
+    for (const scanned of collected.scanned) {
+      if (!scanner?.rewriteTokens) return fail(['--write: the scanner cannot rewrite tokens in this build']);
+      const text = scanner.rewriteTokens(scanned, tokenOf);
+      if (text !== scanned.text) {
+        await writeFile(scanned.file, text);
+        rewritten++;
+      }
+    }
+  }
+  const bytes = Buffer.byteLength(source);
+  const gz = gzipSync(source, { level: 9 }).length;
+  const tokens = args.write ? `; tokens updated in ${rewritten} file${rewritten === 1 ? '' : 's'}` : '';
+  console.log(`agent-surface: compiled ${summary} into ${display(out)} (${kb(bytes)}, ${kb(gz)} gzip)${tokens}`);
+  return 0;
+}
+
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === pathToFileURL(realpathSync(fileURLToPath(import.meta.url))).href;
+  } catch {
+    return false;
+  }
+}
+
+// `npx tsx src/compiler/cli.ts compile …` in the repository; bin/agent-surface.js calls main itself.
+if (invokedDirectly()) {
+  process.exitCode = await main(process.argv.slice(2));
 }

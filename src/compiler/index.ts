@@ -1,2 +1,15 @@
-/** The contract compiler (Node): `compileContracts`, `scanDeclarations`. */
-export {};
+/** The contract compiler (Node): `compileContracts`, `computeContractToken`, and the CLI's pieces. */
+export {
+  compileContracts,
+  buildContractModule,
+  computeContractToken,
+  computeManifestHash,
+  compilerVersion,
+  findForbiddenCode,
+  ContractCompileError,
+} from './compile.js';
+export type { CompileOptions, CompileResult, CompileProblem } from './compile.js';
+export { main, collectDeclarations, expandGlob, parseArgs } from './cli.js';
+export type { Declaration, DeclarationError, CollectedDeclarations, ScannedFile } from './cli.js';
+// -- declaration scanning (issue 5): scanDeclarations and friends are exported from here once scan.ts lands --
+export type * from '../core/types.js';

@@ -204,11 +204,12 @@ function inspectContract(contract: unknown): Inspection {
     confirmation: (c.confirmation as ConfirmationRequirement | undefined) ?? 'never',
     description: description as string,
     inputSchema: c.inputSchema === undefined ? defaultInputSchema() : (JSON.parse(canonicalJson(c.inputSchema)) as JsonSchema),
+    // Absent stays absent (no key at all), so the canonical text has no `outputSchema` either.
+    ...(c.outputSchema === undefined ? {} : { outputSchema: JSON.parse(canonicalJson(c.outputSchema)) as JsonSchema }),
     untrustedOutput: (c.untrustedOutput as boolean | undefined) ?? false,
     concurrency: (c.concurrency as CapabilityConcurrency | undefined) ?? DEFAULT_CONCURRENCY[k],
     timeoutMs: (c.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS[k],
   };
-  if (c.outputSchema !== undefined) normalized.outputSchema = JSON.parse(canonicalJson(c.outputSchema)) as JsonSchema;
   return { problems, normalized };
 }
 

@@ -1,0 +1,475 @@
+/**
+ * The contract compiler (Node): checks contracts, computes their tokens, compiles one ajv standalone
+ * validator per schema and bundles everything into ONE ES module with no imports, which a page with
+ * `Content-Security-Policy: script-src 'self'` can load (no `new Function`, no `eval`).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv as AjvDraft07, type Options as AjvOptions } from 'ajv';
+import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import addFormatsModule from 'ajv-formats';
+import { build, type Plugin } from 'esbuild';
+import { canonicalJson } from '../core/canonical-json.js';
+import { tryNormalizeContract } from '../core/contract.js';
+import { MANIFEST_FORMAT } from '../core/authority.js';
+import { CONTRACT_TOKEN_PREFIX } from '../core/token.js';
+import type {
+  CapabilityContract,
+  ContractManifest,
+  ContractValidators,
+  JsonSchema,
+  ManifestEntry,
+  NormalizedContract,
+} from '../core/types.js';
+
+// ajv and ajv-formats are CommonJS: their default export arrives wrapped under ESM interop.
+type StandaloneCode = (ajv: AjvInstance, refsOrFuncs: Record<string, string>) => string;
+const standaloneCode: StandaloneCode =
+  (standaloneCodeModule as unknown as { default?: StandaloneCode }).default ?? (standaloneCodeModule as unknown as StandaloneCode);
+type AddFormats = (ajv: AjvInstance) => unknown;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+type AjvInstance = InstanceType<typeof Ajv2020> | InstanceType<typeof AjvDraft07>;
+
+export interface CompileOptions {
+  /** Defaults to this package's version. */
+  compilerVersion?: string;
+  /** Minify the validators (default `true`). The manifest stays readable either way. */
+  minify?: boolean;
+  /** Extra ajv options (merged over the compiler's). `code` cannot be changed. */
+  ajv?: Omit<AjvOptions, 'code'>;
+}
+
+export interface CompileResult {
+  manifest: ContractManifest;
+  /** The validators of the emitted module, loaded in this process. */
+  validators: Record<string, ContractValidators>;
+  /** The ES module: `export const manifest`, `export const validators`. No imports. */
+  source: string;
+  /** A declaration file for `source` (what the CLI writes next to it as `.d.ts`). */
+  declarations: string;
+}
+
+export interface CompileProblem {
+  /** Position of the contract in the input array. */
+  index: number;
+  capabilityId?: string;
+  /** `inputSchema`, `outputSchema`, `id`...; absent for the contract as a whole. */
+  field?: string;
+  message: string;
+}
+
+/** Thrown by `compileContracts` with every problem found, each naming its contract. */
+export class ContractCompileError extends Error {
+  readonly problems: readonly CompileProblem[];
+
+  constructor(problems: CompileProblem[]) {
+    const lines = problems.map((p) => `  ${p.capabilityId ?? `contract #${p.index + 1}`}: ${p.message}`);
+    super(`agent-surface compile: ${problems.length} error${problems.length === 1 ? '' : 's'}\n${lines.join('\n')}`);
+    this.name = 'ContractCompileError';
+    this.problems = problems;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens and hashes
+
+function sha256Token(text: string): string {
+  return CONTRACT_TOKEN_PREFIX + createHash('sha256').update(text, 'utf8').digest('base64url');
+}
+
+/** `sha256-<base64url>` of the canonical JSON of the normalized contract. Throws INVALID_CONTRACT. */
+export function computeContractToken(contract: CapabilityContract): string {
+  const checked = tryNormalizeContract(contract);
+  if (!checked.ok) {
+    const id = typeof (contract as { id?: unknown })?.id === 'string' ? `"${contract.id}"` : '(without a valid id)';
+    throw new TypeError(`computeContractToken: contract ${id} is invalid: ${checked.problems.map((p) => p.message).join('; ')}`);
+  }
+  return sha256Token(canonicalJson(checked.contract));
+}
+
+/** The manifest hash: `sha256-<base64url>` of the canonical JSON of its `contracts` map. */
+export function computeManifestHash(contracts: Record<string, ManifestEntry>): string {
+  return sha256Token(canonicalJson(contracts));
+}
+
+let cachedVersion: string | undefined;
+
+/** This package's version, read from its package.json (found upward from this module). */
+export function compilerVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate)) {
+      const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'agent-surface-kit' && pkg.version) return (cachedVersion = pkg.version);
+    }
+    dir = dirname(dir);
+  }
+  return (cachedVersion = '0.0.0');
+}
+
+// ---------------------------------------------------------------------------------------------
+// ajv
+
+type Draft = '2020-12' | '2019-09' | 'draft-07';
+
+function draftOf(schema: JsonSchema): Draft | { unsupported: string } {
+  const id = schema.$schema;
+  if (id === undefined) return '2020-12';
+  if (typeof id !== 'string') return { unsupported: String(id) };
+  if (/json-schema\.org\/draft\/2020-12\/schema#?$/.test(id)) return '2020-12';
+  if (/json-schema\.org\/draft\/2019-09\/schema#?$/.test(id)) return '2019-09';
+  if (/json-schema\.org\/draft-07\/schema#?$/.test(id)) return 'draft-07';
+  return { unsupported: id };
+}
+
+function createAjv(draft: Draft, extra: Omit<AjvOptions, 'code'> | undefined): AjvInstance {
+  const options: AjvOptions = {
+    // Every issue at once: an agent fixes its input in one round trip. Inputs are size-limited.
+    allErrors: true,
+    // Unknown keywords and formats are errors (they are typos that silently validate nothing);
+    // type and tuple strictness only produce noise for valid schemas.
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    logger: false,
+    ...extra,
+    code: { source: true, esm: true, lines: false },
+  };
+  const ajv = draft === 'draft-07' ? new AjvDraft07(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+  addFormats(ajv);
+  return ajv;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forbidden code
+
+/**
+ * `src` with the contents of every string, template and regular expression literal and every
+ * comment blanked out, so a search for `eval(` finds code, not an author's description.
+ */
+export function codeOutsideLiterals(src: string): string {
+  const out: string[] = [];
+  const templateDepths: number[] = []; // brace depth at each open `${`
+  let depth = 0;
+  let i = 0;
+  let last = ''; // last significant code character
+  let lastWord = '';
+  const n = src.length;
+
+  const skipTemplateBody = (): void => {
+    // At the first character after a backtick or a closing `}` of `${…}`.
+    while (i < n) {
+      const ch = src[i];
+      if (ch === '\\') i += 2;
+      else if (ch === '`') {
+        i++;
+        out.push('``');
+        last = '`';
+        return;
+      } else if (ch === '$' && src[i + 1] === '{') {
+        i += 2;
+        out.push('`${');
+        templateDepths.push(depth);
+        depth++;
+        last = '{';
+        return;
+      } else i++;
+    }
+  };
+
+  const regexAllowed = (): boolean => {
+    if (last === '' || '([{,;:=!&|?+-*%<>~^'.includes(last)) return true;
+    if (/[\w$]/.test(last)) {
+      return /^(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/.test(lastWord);
+    }
+    return false;
+  };
+
+  while (i < n) {
+    const ch = src[i];
+    if (ch === '"' || ch === "'") {
+      i++;
+      while (i < n && src[i] !== ch) i += src[i] === '\\' ? 2 : 1;
+      i++;
+      out.push('""');
+      last = '"';
+      lastWord = '';
+      continue;
+    }
+    if (ch === '`') {
+      i++;
+      skipTemplateBody();
+      lastWord = '';
+      continue;
+    }
+    if (ch === '/' && src[i + 1] === '/') {
+      while (i < n && src[i] !== '\n') i++;
+      continue;
+    }
+    if (ch === '/' && src[i + 1] === '*') {
+      const end = src.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 2;
+      out.push(' ');
+      continue;
+    }
+    if (ch === '/' && regexAllowed()) {
+      i++;
+      let inClass = false;
+      while (i < n) {
+        const c = src[i];
+        if (c === '\\') i += 2;
+        else if (c === '[') (inClass = true), i++;
+        else if (c === ']') (inClass = false), i++;
+        else if (c === '/' && !inClass) break;
+        else if (c === '\n') break;
+        else i++;
+      }
+      i++;
+      while (i < n && /[a-z]/i.test(src[i])) i++; // flags
+      out.push('/r/');
+      last = ')';
+      lastWord = '';
+      continue;
+    }
+    if (ch === '{') depth++;
+    if (ch === '}') {
+      if (templateDepths.length && templateDepths[templateDepths.length - 1] === depth - 1) {
+        templateDepths.pop();
+        depth--;
+        i++;
+        out.push('}`');
+        skipTemplateBody();
+        lastWord = '';
+        continue;
+      }
+      depth--;
+    }
+    out.push(ch);
+    if (/[\w$]/.test(ch)) {
+      lastWord = /[\w$]/.test(last) ? lastWord + ch : ch;
+      last = ch;
+    } else if (!/\s/.test(ch)) {
+      last = ch;
+      lastWord = '';
+    }
+    i++;
+  }
+  return out.join('');
+}
+
+const FORBIDDEN_CODE: Array<[RegExp, string]> = [
+  [/(?<![.\w$])require\b/, 'require('],
+  [/(?<![.\w$])eval\b/, 'eval('],
+  [/(?<![.\w$])new\s+Function\b/, 'new Function'],
+  [/(?<![.\w$])Function\s*\(/, 'new Function'],
+  [/(?<![.\w$])import\b/, 'an import'],
+  [/(?<![.\w$])from\s*["'`]/, 'an import'],
+];
+
+/** What in `source` would break under a strict CSP or outside a bundler; `[]` when nothing. */
+export function findForbiddenCode(source: string): string[] {
+  const found = new Set<string>();
+  // esbuild's shim for a require it could not resolve: never acceptable, wherever it appears.
+  if (source.includes('Dynamic require')) found.add('Dynamic require');
+  const code = codeOutsideLiterals(source);
+  for (const [pattern, name] of FORBIDDEN_CODE) if (pattern.test(code)) found.add(name);
+  return [...found];
+}
+
+/**
+ * JSON text for the readable manifest part of the module, with the few character sequences a
+ * naive scan would take for code escaped (`\u0028` is `(`: same strings once parsed).
+ */
+function manifestLiteral(value: unknown): string {
+  return JSON.stringify(value, null, 2)
+    .replace(/(require|eval|import)\(/g, '$1\\u0028')
+    .replace(/(new|Dynamic) (Function|require)/g, '$1\\u0020$2');
+}
+
+// ---------------------------------------------------------------------------------------------
+// compileContracts
+
+interface SchemaJob {
+  id: string;
+  draft: Draft;
+  index: number;
+  field: 'inputSchema' | 'outputSchema';
+  schema: JsonSchema;
+  exportName: string;
+}
+
+const VIRTUAL = 'agent-surface-validators';
+
+/**
+ * Compiles contracts into `{ manifest, validators, source, declarations }`. Throws a
+ * `ContractCompileError` listing every problem (contract checks, invalid JSON Schema as ajv
+ * reports it, one id with two different contracts), each naming its capability id.
+ * The same contract given twice (a component used in two files) counts once.
+ */
+export async function compileContracts(
+  contracts: Iterable<CapabilityContract>,
+  options: CompileOptions = {},
+): Promise<CompileResult> {
+  const { manifest, source, declarations } = await buildContractModule(contracts, options);
+  const mod = (await import(`data:text/javascript;base64,${Buffer.from(source, 'utf8').toString('base64')}`)) as {
+    validators: Record<string, ContractValidators>;
+  };
+  return { manifest, validators: mod.validators, source, declarations };
+}
+
+/** Like `compileContracts` without loading the module (what the CLI needs). */
+export async function buildContractModule(
+  contracts: Iterable<CapabilityContract>,
+  options: CompileOptions = {},
+): Promise<Omit<CompileResult, 'validators'>> {
+  const problems: CompileProblem[] = [];
+  const accepted = new Map<string, { contract: NormalizedContract; canonical: string; index: number }>();
+
+  let index = 0;
+  for (const raw of contracts) {
+    const i = index++;
+    const id = raw !== null && typeof raw === 'object' && typeof raw.id === 'string' ? raw.id : undefined;
+    const checked = tryNormalizeContract(raw);
+    if (!checked.ok) {
+      for (const p of checked.problems) problems.push({ index: i, capabilityId: id, field: p.field || undefined, message: p.message });
+      continue;
+    }
+    const canonical = canonicalJson(checked.contract);
+    const prior = accepted.get(checked.contract.id);
+    if (prior) {
+      if (prior.canonical !== canonical) {
+        problems.push({
+          index: i,
+          capabilityId: checked.contract.id,
+          message: `declared twice with different contracts (contracts #${prior.index + 1} and #${i + 1}); one id, one contract`,
+        });
+      }
+      continue;
+    }
+    accepted.set(checked.contract.id, { contract: checked.contract, canonical, index: i });
+  }
+
+  // Compile every schema, one ajv instance per draft; keys stay private to the compiler.
+  const ajvs = new Map<Draft, AjvInstance>();
+  const jobs: SchemaJob[] = [];
+  const ids = [...accepted.keys()].sort();
+  ids.forEach((id, n) => {
+    const { contract, index: i } = accepted.get(id)!;
+    for (const field of ['inputSchema', 'outputSchema'] as const) {
+      const schema = contract[field];
+      if (schema === undefined) continue;
+      const exportName = `v${n}_${field === 'inputSchema' ? 'input' : 'output'}`;
+      const draft = draftOf(schema);
+      if (typeof draft === 'object') {
+        problems.push({ index: i, capabilityId: id, field, message: `${field} declares an unsupported $schema "${draft.unsupported}" (use 2020-12, 2019-09 or draft-07)` });
+        continue;
+      }
+      let ajv = ajvs.get(draft);
+      if (!ajv) ajvs.set(draft, (ajv = createAjv(draft, options.ajv)));
+      try {
+        ajv.addSchema(schema, exportName);
+        ajv.getSchema(exportName); // compiles: strict-mode errors surface here
+        jobs.push({ id, draft, index: i, field, schema, exportName });
+      } catch (error) {
+        ajv.removeSchema(exportName);
+        problems.push({ index: i, capabilityId: id, field, message: `${field} is not a valid JSON Schema: ${(error as Error).message}` });
+      }
+    }
+  });
+
+  if (problems.length) throw new ContractCompileError(problems.sort((a, b) => a.index - b.index));
+
+  // The manifest, keys in canonical order.
+  const entries: Record<string, ManifestEntry> = {};
+  for (const id of ids) {
+    const { contract, canonical } = accepted.get(id)!;
+    entries[id] = { contract, token: sha256Token(canonical) };
+  }
+  const manifest: ContractManifest = {
+    format: MANIFEST_FORMAT,
+    compilerVersion: options.compilerVersion ?? compilerVersion(),
+    hash: computeManifestHash(entries),
+    contracts: entries,
+  };
+
+  // One virtual module per draft with its standalone code; the entry maps ids to functions.
+  const modules = new Map<string, string>();
+  const entryImports: string[] = [];
+  for (const [draft, ajv] of ajvs) {
+    const names = jobs.filter((j) => j.draft === draft).map((j) => j.exportName);
+    if (!names.length) continue;
+    const refs = Object.fromEntries(names.map((name) => [name, name]));
+    modules.set(draft, standaloneCode(ajv, refs));
+    entryImports.push(`import { ${names.join(', ')} } from "${VIRTUAL}/${draft}";`);
+  }
+  const table = ids
+    .map((id) => {
+      const fields = jobs.filter((j) => j.id === id).map((j) => `${j.field === 'inputSchema' ? 'input' : 'output'}: ${j.exportName}`);
+      return `  ${JSON.stringify(id)}: { ${fields.join(', ')} },`;
+    })
+    .join('\n');
+  const entry = `${entryImports.join('\n')}\nexport const validators = {\n${table}\n};\n`;
+
+  const resolveDir = dirname(fileURLToPath(import.meta.url));
+  const virtualPlugin: Plugin = {
+    name: 'agent-surface-validators',
+    setup(b) {
+      b.onResolve({ filter: new RegExp(`^${VIRTUAL}/`) }, (args) => ({ path: args.path, namespace: VIRTUAL }));
+      b.onLoad({ filter: /.*/, namespace: VIRTUAL }, (args) => ({
+        contents: modules.get(args.path.slice(VIRTUAL.length + 1)),
+        loader: 'js',
+        // Resolve ajv's runtime helpers (`require("ajv/dist/runtime/…")`) from where the compiler is installed.
+        resolveDir,
+      }));
+    },
+  };
+  const bundled = await build({
+    stdin: { contents: entry, loader: 'js', resolveDir, sourcefile: 'agent-surface-validators.js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2020',
+    minify: options.minify ?? true,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'silent',
+    plugins: [virtualPlugin],
+  });
+  const code = bundled.outputFiles[0].text.trim();
+
+  const forbidden = findForbiddenCode(code);
+  if (forbidden.length) {
+    throw new ContractCompileError([
+      {
+        index: -1,
+        message: `the bundled validators still contain ${forbidden.join(', ')}: they would not run under a strict CSP or without a bundler (report this with the schema that caused it)`,
+      },
+    ]);
+  }
+
+  const header = `// Generated by \`agent-surface compile\` (agent-surface-kit ${manifest.compilerVersion}). Do not edit: recompile.\n`;
+  const source = `${header}${code}\nexport const manifest = ${manifestLiteral(manifest)};\n`;
+  return { manifest, source, declarations: declarationsFor(ids) };
+}
+
+function declarationsFor(ids: readonly string[]): string {
+  const lines = ids.map((id) => `  readonly ${JSON.stringify(id)}: ContractValidators;`);
+  return [
+    '// Generated by `agent-surface compile`. Do not edit: recompile.',
+    "import type { ContractManifest, ContractValidators } from 'agent-surface-kit';",
+    '',
+    'export declare const manifest: ContractManifest;',
+    `export declare const validators: {\n${lines.join('\n')}\n};`,
+    '',
+  ].join('\n');
+}
