@@ -1,2 +1,16 @@
 /** Defines the agent-surface-kit custom elements (idempotent) and exports their classes and contexts. */
-export {};
+export { defineAgentElements } from './define.js';
+export { AgentSurfaceElement } from './agent-surface.js';
+export { AgentViewElement } from './agent-view.js';
+export { AgentCapabilityElement } from './agent-capability.js';
+export { AgentConfirmElement } from './agent-confirm.js';
+export { registryContext, viewContext, type AgentViewContextValue } from './context.js';
+export {
+  AgentCapabilityRefusedEvent,
+  AgentConfirmationEvent,
+  AgentInvocationEvent,
+  AgentInvokeEvent,
+  AgentSurfaceChangedEvent,
+  type AgentInvokeDetail,
+} from './events.js';
+export { describeEffect, formatInput, formatRemaining, type FormattedEntry, type FormattedInput } from './format-input.js';

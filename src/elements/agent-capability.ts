@@ -1,0 +1,351 @@
+import { ContextConsumer } from '@lit/context';
+import { LitElement, css, html } from 'lit';
+import { contractFromDeclaration, schemaTextsFromScripts } from '../core/declaration.js';
+import { AgentSurfaceDefinitionError, AgentSurfaceError } from '../core/errors.js';
+import type {
+  AgentSurfaceRegistry,
+  CapabilityContract,
+  CapabilityHandler,
+  CapabilityKind,
+  CapabilityState,
+  DefinitionErrorPayload,
+  InvocationContext,
+  JsonObject,
+  ObservationReader,
+  RegistrationHandle,
+} from '../core/types.js';
+import { registryContext, viewContext, type AgentViewContextValue } from './context.js';
+import { elementLabel } from './element-label.js';
+import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
+
+/**
+ * One capability an agent may call. Its contract comes from its attributes and its
+ * `<script type="application/schema+json">` children (`data-schema="output"` marks the output
+ * schema), built by the same function the compiler uses, or from the `.contract` property. Its id
+ * comes from its place: `view:<view name>.<name>` inside an `<agent-view>`, `domain:<name>` outside.
+ *
+ * It registers with the nearest `<agent-surface>`'s registry once both exist, in any definition
+ * order, and only if the surface's authority admits the contract together with `token`. A change to
+ * a contract attribute or a schema re-registers (a new `registrationId`); `unavailable` and `note`
+ * update the live state; disconnecting unregisters. A refused declaration logs a console error naming
+ * the element and registers nothing.
+ *
+ * Calls reach `.handler` (actions) or `.read` (observations); without them the element fires
+ * `agent-invoke`, answered with `event.detail.respondWith(valueOrPromise)`.
+ *
+ * @summary Declares one capability an agent may call.
+ * @tag agent-capability
+ *
+ * @slot - Schema scripts (`<script type="application/schema+json">`), and any content to keep next to the capability.
+ *
+ * @attr {string} name - The capability's name within its view (`selectRows`) or domain (`devices.disable`). Required.
+ * @attr {string} view - The view this capability must sit in, for markup the compiler cannot see placed (a component's template). Registration is refused unless the nearest `<agent-view>` has this name.
+ * @attr {"domain" | "view"} plane - States the plane where the compiler cannot see the placement; `domain` must sit outside any view.
+ * @attr {"action" | "observation"} kind - Default `action`.
+ * @attr {"read" | "local-state" | "navigation" | "server-query" | "server-mutation" | "external-side-effect" | "destructive"} effect - What calling it does. Required.
+ * @attr {"never" | "optional" | "required"} confirmation - Whether a person must approve each call. Default `never`.
+ * @attr {string} description - What it does, for the agent and for the person approving (≤ 300 characters). Required.
+ * @attr {"serial" | "parallel"} concurrency - Default `serial` for actions, `parallel` for observations.
+ * @attr {number} timeout-ms - Call timeout in milliseconds. Default 10 000 for actions, 5 000 for observations.
+ * @attr {boolean} untrusted-output - The output may carry user or third-party content.
+ * @attr {string} token - The contract's token from the compiled manifest (`agent-surface compile --write` fills it in).
+ * @attr {string} unavailable - Present when the capability cannot be called right now; its value is the reason shown to the agent.
+ * @attr {string} note - A short live note for the agent (e.g. "3 rows selected").
+ *
+ * @prop {CapabilityContract | undefined} contract - A contract given in code instead of attributes and schema scripts.
+ * @prop {CapabilityHandler | undefined} handler - Runs an action: `(input, ctx) => output | Promise<output>`.
+ * @prop {ObservationReader | undefined} read - Runs an observation: `(ctx) => value | Promise<value>`.
+ * @prop {string | undefined} registrationId - The current registration's id (read-only); `undefined` while not registered.
+ * @prop {string | undefined} capabilityId - The registered capability id (read-only).
+ *
+ * @fires {AgentInvokeEvent} agent-invoke - An agent called this capability and it has no `.handler` / `.read`: answer with `event.detail.respondWith(promise)` during dispatch.
+ * @fires {AgentCapabilityRefusedEvent} agent-capability-refused - The declaration was refused (invalid markup or not authorized); nothing was registered.
+ */
+export class AgentCapabilityElement extends LitElement {
+  static override styles = css`
+    :host {
+      display: contents;
+    }
+  `;
+
+  static override properties = {
+    name: { reflect: true },
+    view: { reflect: true },
+    plane: { reflect: true },
+    kind: { reflect: true },
+    effect: { reflect: true },
+    confirmation: { reflect: true },
+    description: { reflect: true },
+    concurrency: { reflect: true },
+    timeoutMs: { attribute: 'timeout-ms', type: Number, reflect: true },
+    untrustedOutput: { attribute: 'untrusted-output', type: Boolean, reflect: true },
+    token: { reflect: true },
+    unavailable: { reflect: true },
+    note: { reflect: true },
+    contract: { attribute: false },
+    handler: { attribute: false },
+    read: { attribute: false },
+  };
+
+  declare name: string | undefined;
+  declare view: string | undefined;
+  declare plane: 'domain' | 'view' | undefined;
+  declare kind: CapabilityKind | undefined;
+  declare effect: string | undefined;
+  declare confirmation: string | undefined;
+  declare description: string | undefined;
+  declare concurrency: string | undefined;
+  declare timeoutMs: number | undefined;
+  declare untrustedOutput: boolean | undefined;
+  declare token: string | undefined;
+  declare unavailable: string | null | undefined;
+  declare note: string | undefined;
+  declare contract: CapabilityContract | undefined;
+  declare handler: CapabilityHandler | undefined;
+  declare read: ObservationReader | undefined;
+
+  private _registryValue: AgentSurfaceRegistry | undefined;
+  private _viewValue: AgentViewContextValue | undefined;
+  private _handle: RegistrationHandle | undefined;
+  private _registeredIn: AgentSurfaceRegistry | undefined;
+  private _key: string | undefined;
+  private _stateKey: string | undefined;
+  private _refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
+  private _observer: MutationObserver | undefined;
+  private _waitingForParse = false;
+
+  private _registry = new ContextConsumer(this, {
+    context: registryContext,
+    subscribe: true,
+    callback: (value) => {
+      this._registryValue = value;
+    },
+  });
+  private _view = new ContextConsumer(this, {
+    context: viewContext,
+    subscribe: true,
+    callback: (value) => {
+      this._viewValue = value;
+    },
+  });
+
+  /** The current registration's id, or `undefined` while not registered. */
+  get registrationId(): string | undefined {
+    return this._handle?.registrationId;
+  }
+
+  /** The id this element is registered under, or `undefined` while not registered. */
+  get capabilityId(): string | undefined {
+    return this._handle?.capabilityId;
+  }
+
+  override connectedCallback(): void {
+    // Context values are re-requested on every connection: a moved element must not keep an old view.
+    this._registryValue = undefined;
+    this._viewValue = undefined;
+    super.connectedCallback();
+    this._observer ??= new MutationObserver(() => this.requestUpdate());
+    this._observer.observe(this, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ['type', 'data-schema'],
+    });
+    this.requestUpdate();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this._observer?.disconnect();
+    // Unregisters in the coming update unless the element is back by then (a move keeps its registration).
+    this.requestUpdate();
+  }
+
+  protected override render() {
+    return html`<slot></slot>`;
+  }
+
+  // lit batches every attribute, property, context and child change of one microtask into one update.
+  protected override updated(): void {
+    this._sync();
+  }
+
+  private _sync(): void {
+    const registry = this.isConnected ? this._registryValue : undefined;
+    const view = this._viewValue;
+    if (!registry || registry.disposed || view?.refused || (!view && this._viewPending())) {
+      this._release();
+      return;
+    }
+    if (this.ownerDocument.readyState === 'loading' && !this.contract) {
+      // Still being parsed: the schema scripts may not be here yet. Register once they all are.
+      this._release();
+      if (!this._waitingForParse) {
+        this._waitingForParse = true;
+        this.ownerDocument.addEventListener('DOMContentLoaded', () => this.requestUpdate(), { once: true });
+      }
+      return;
+    }
+
+    let contract: CapabilityContract;
+    if (this.contract) {
+      contract = this.contract;
+    } else {
+      const built = this._declaredContract(view);
+      if (!built.ok) {
+        this._refuse(registry, `problems:${built.problems.join('\n')}`, {
+          code: 'INVALID_CONTRACT',
+          message: built.problems.join('; '),
+          details: { problems: built.problems },
+        });
+        return;
+      }
+      contract = built.contract;
+    }
+
+    const token = this.getAttribute('token');
+    const instanceId = view?.instance;
+    const key = JSON.stringify([contract, token, instanceId ?? null]);
+    const state = this._state();
+    const stateKey = JSON.stringify(state);
+
+    if (this._handle && this._registeredIn === registry && this._key === key) {
+      if (stateKey !== this._stateKey) {
+        this._stateKey = stateKey;
+        this._handle.update(state);
+      }
+      return;
+    }
+    if (this._refusal && this._refusal.registry === registry && this._refusal.key === key) return;
+
+    this._release();
+    let handle: RegistrationHandle;
+    try {
+      handle = registry.register({
+        contract,
+        token,
+        ...(instanceId !== undefined ? { instanceId } : {}),
+        ...(contract.kind === 'observation' ? { read: this._readValue } : { handler: this._runAction }),
+        state,
+      });
+    } catch (error) {
+      const payload: DefinitionErrorPayload =
+        error instanceof AgentSurfaceDefinitionError
+          ? error.toPayload()
+          : { code: 'INVALID_REGISTRATION', message: error instanceof Error ? error.message : String(error) };
+      this._refuse(registry, key, payload, contract.id);
+      return;
+    }
+    this._refusal = undefined;
+    this._handle = handle;
+    this._registeredIn = registry;
+    this._key = key;
+    this._stateKey = stateKey;
+  }
+
+  private _declaredContract(view: AgentViewContextValue | undefined) {
+    const scripts = Array.from(this.children)
+      .filter((child) => child.localName === 'script')
+      .map((script) => ({
+        type: script.getAttribute('type'),
+        dataSchema: script.getAttribute('data-schema'),
+        text: script.textContent ?? '',
+      }));
+    const attr = (name: string) => this.getAttribute(name);
+    const texts = schemaTextsFromScripts(scripts, attr('name'));
+    const result = contractFromDeclaration({
+      name: attr('name'),
+      view: attr('view'),
+      placementView: view?.name ?? null,
+      plane: attr('plane'),
+      kind: attr('kind'),
+      effect: attr('effect'),
+      confirmation: attr('confirmation'),
+      description: attr('description'),
+      concurrency: attr('concurrency'),
+      timeoutMs: attr('timeout-ms'),
+      untrustedOutput: this.hasAttribute('untrusted-output'),
+      inputSchemaText: texts.inputSchemaText,
+      outputSchemaText: texts.outputSchemaText,
+    });
+    const problems = [...texts.problems, ...(result.ok ? [] : result.problems)];
+    return problems.length || !result.ok ? { ok: false as const, problems } : result;
+  }
+
+  private _state(): CapabilityState {
+    const state: CapabilityState = { available: !this.hasAttribute('unavailable') };
+    const reason = this.getAttribute('unavailable');
+    if (reason) state.unavailableReason = reason;
+    const note = this.getAttribute('note');
+    if (note) state.note = note;
+    return state;
+  }
+
+  /** An `<agent-view>` above this element that is not upgraded yet: wait for its context. */
+  private _viewPending(): boolean {
+    for (let n: Node | null = this.parentNode; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) {
+      if (n instanceof Element && n.localName === 'agent-view') return !n.matches(':defined');
+    }
+    return false;
+  }
+
+  private _refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string): void {
+    this._release();
+    if (this._refusal?.registry === registry && this._refusal.key === key) return;
+    this._refusal = { registry, key };
+    console.error(`[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`);
+    this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
+  }
+
+  private _release(): void {
+    const handle = this._handle;
+    this._handle = undefined;
+    this._registeredIn = undefined;
+    this._key = undefined;
+    this._stateKey = undefined;
+    handle?.unregister();
+  }
+
+  private _runAction = (input: JsonObject, ctx: InvocationContext): unknown =>
+    this.handler ? this.handler(input, ctx) : this._dispatchInvoke('action', input, ctx);
+
+  private _readValue = (ctx: InvocationContext): unknown =>
+    this.read ? this.read(ctx) : this._dispatchInvoke('observation', {}, ctx);
+
+  private _dispatchInvoke(kind: CapabilityKind, input: JsonObject, ctx: InvocationContext): unknown {
+    const capabilityId = this._handle?.capabilityId ?? '';
+    let response: { value: unknown } | undefined;
+    let open = true;
+    const event = new AgentInvokeEvent({
+      capabilityId,
+      ...(ctx.instanceId !== undefined ? { instanceId: ctx.instanceId } : {}),
+      kind,
+      input,
+      invocationId: ctx.invocationId,
+      consumer: ctx.consumer,
+      signal: ctx.signal,
+      respondWith(value: unknown) {
+        if (!open) {
+          throw new Error('agent-invoke: call respondWith() synchronously inside the event listener, not after it returned');
+        }
+        if (response) throw new Error('agent-invoke: respondWith() was already called for this call');
+        response = { value };
+      },
+    });
+    this.dispatchEvent(event);
+    open = false;
+    if (!response) {
+      throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
+        details: { reason: 'no-handler' },
+      });
+    }
+    return response.value;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-capability': AgentCapabilityElement;
+  }
+}

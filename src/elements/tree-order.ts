@@ -1,0 +1,27 @@
+/**
+ * Document order across shadow roots: `compareDocumentPosition` says nothing useful for nodes in
+ * different trees, so compare the composed ancestor chains instead (a shadow root sorts before its
+ * host's light-DOM children). Gives `<agent-view>` deterministic automatic instance ids.
+ */
+function composedChain(node: Node): Node[] {
+  const chain: Node[] = [];
+  for (let n: Node | null = node; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) chain.push(n);
+  return chain.reverse();
+}
+
+/** Negative when `a` comes first, positive when `b` does, 0 for the same node or unrelated trees. */
+export function compareTreeOrder(a: Node, b: Node): number {
+  if (a === b) return 0;
+  const ca = composedChain(a);
+  const cb = composedChain(b);
+  let i = 0;
+  while (i < ca.length && i < cb.length && ca[i] === cb[i]) i++;
+  if (i === 0) return 0;
+  if (i === ca.length) return -1; // a is an ancestor of b
+  if (i === cb.length) return 1;
+  const x = ca[i]!;
+  const y = cb[i]!;
+  if (x instanceof ShadowRoot) return -1;
+  if (y instanceof ShadowRoot) return 1;
+  return x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+}
