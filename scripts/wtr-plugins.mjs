@@ -1,4 +1,5 @@
 // Dev-server plugins shared by web-test-runner and `npm start`.
+import { webmcpAgentPlugin } from './wtr-webmcp.mjs';
 
 /** Serves `*.csp.html` pages (and `demo/csp.html`) with a strict script-src CSP header. */
 export function cspPlugin() {
@@ -18,5 +19,5 @@ export function cspPlugin() {
 }
 
 export function testServerPlugins() {
-  return [cspPlugin()];
+  return [cspPlugin(), webmcpAgentPlugin()];
 }
