@@ -3,6 +3,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter } from '@web/test-runner';
 import { summaryReporter } from './scripts/wtr-summary-reporter.mjs';
 import { testServerPlugins } from './scripts/wtr-plugins.mjs';
+import { POLYFILL_TEST_GLOB, webmcpPolyfillGroups } from './scripts/wtr-webmcp.mjs';
 
 process.env.CHROME_PATH ??= '/usr/bin/chromium';
 
@@ -29,7 +30,7 @@ export function chromium({ webmcp = false } = {}) {
 }
 
 export default {
-  files: ['test/elements/**/*.test.ts', 'test/webmcp/**/*.test.ts', 'test/chat/**/*.test.ts', 'test/browser/**/*.test.ts'],
+  files: ['test/elements/**/*.test.ts', 'test/webmcp/**/*.test.ts', 'test/chat/**/*.test.ts', 'test/browser/**/*.test.ts', `!${POLYFILL_TEST_GLOB}`],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 10000 } },
@@ -37,5 +38,7 @@ export default {
   browserStartTimeout: 60000,
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins()],
   browsers: [chromium({ webmcp: true })],
+  // *.polyfill.test.ts run in a second Chromium without the WebMCP flag (the @mcp-b polyfill as host).
+  groups: webmcpPolyfillGroups(() => chromium({ webmcp: false })),
   reporters: [defaultReporter(), summaryReporter()],
 };

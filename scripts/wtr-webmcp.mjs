@@ -3,6 +3,8 @@
 // In a test: `executeServerCommand('webmcp-agent', { action: 'enable' })`, then 'tools', 'invoke',
 // 'result', 'call', 'cancel', 'log', 'disable'. test/webmcp/agent.ts wraps it with types.
 
+import { existsSync, readdirSync } from 'node:fs';
+
 /** Per puppeteer Page: its CDP session and everything the domain reported since `enable`. */
 const states = new WeakMap();
 
@@ -153,4 +155,47 @@ export function webmcpAgentPlugin() {
       return action(page, payload);
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The polyfill group: `*.polyfill.test.ts` files run in a Chromium started WITHOUT the WebMCP flag,
+// where `@mcp-b/webmcp-polyfill` is the only host. (In the default browser they skip themselves.)
+
+export const POLYFILL_TEST_GLOB = 'test/webmcp/**/*.polyfill.test.ts';
+const POLYFILL_TEST = /\.polyfill\.test\.ts$/;
+
+function listPolyfillTests(dir = 'test/webmcp') {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...listPolyfillTests(path));
+    else if (POLYFILL_TEST.test(entry.name)) out.push(path);
+  }
+  return out.sort();
+}
+
+/** `--files a --files=b` values from the command line (scripts/test.mjs passes one per file). */
+function cliFiles(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--files') {
+      for (let j = i + 1; j < argv.length && !argv[j].startsWith('--'); j++) out.push(argv[j]);
+    } else if (arg.startsWith('--files=')) out.push(arg.slice('--files='.length));
+  }
+  return out;
+}
+
+/**
+ * The wtr `groups` entry for the polyfill runs, narrowed like the default group: every polyfill
+ * test when no `--files` is given, else only the polyfill tests named; none at all when none is.
+ * `launcher` is a factory so no second browser is configured when the group is empty.
+ */
+export function webmcpPolyfillGroups(launcher, argv = process.argv) {
+  const named = cliFiles(argv);
+  // wtr refuses a group whose files match nothing, so list what exists rather than pass the glob.
+  const files = named.length ? named.filter((f) => POLYFILL_TEST.test(f)) : listPolyfillTests();
+  if (!files.length) return [];
+  return [{ name: 'webmcp-polyfill', files, browsers: [launcher()] }];
 }

@@ -116,7 +116,8 @@ function readOutput(raw: unknown): ToolSourceResult {
     }
   }
   if (isMcpResult(value)) {
-    return value.isError ? { ok: false, error: errorFromContent(value), result: value } : { ok: true, output: value, result: value };
+    const result: ToolResult = { ...value, isError: value.isError === true };
+    return result.isError ? { ok: false, error: errorFromContent(result), result } : { ok: true, output: value, result };
   }
   const text = typeof raw === 'string' ? raw : raw === undefined || raw === null ? 'null' : JSON.stringify(raw);
   const result: ToolResult = { content: [{ type: 'text', text }], isError: false };

@@ -1,0 +1,26 @@
+import { expect } from '@open-wc/testing';
+import { initializeWebMCPPolyfill } from '@mcp-b/webmcp-polyfill';
+import type { ModelContextLike } from '../../src/webmcp/types.js';
+import { sourceScenario } from './source-scenario.js';
+
+// Runs in the `webmcp-polyfill` group: a Chromium without the WebMCP flag (web-test-runner.config.mjs).
+const nativeHost = (document as unknown as { modelContext?: unknown }).modelContext !== undefined;
+if (!nativeHost) initializeWebMCPPolyfill();
+
+describe('createWebMcpSource on the @mcp-b polyfill', function () {
+  before(function () {
+    // In the default browser the native host owns document.modelContext: this file belongs to the other group.
+    if (nativeHost) this.skip();
+  });
+
+  it('is the polyfill, not a native host', () => {
+    const mc = (document as unknown as { modelContext: Record<string, unknown> }).modelContext;
+    expect(mc).to.exist;
+    expect(Object.getOwnPropertyNames(mc)).to.include('__isWebMCPPolyfill');
+  });
+
+  sourceScenario({
+    host: () => (document as unknown as { modelContext: ModelContextLike }).modelContext,
+    keepsConsequentialHint: false,
+  });
+});
