@@ -8,7 +8,7 @@
  * - `devAuthority()` admits any valid contract, warns once per capability that it does so, and
  *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
  */
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, checkJson } from './canonical-json.js';
 import { MODEL_VISIBLE_FIELDS, invalidContractError, tryNormalizeContract } from './contract.js';
 import { isContractToken } from './token.js';
 import type {
@@ -181,6 +181,15 @@ export function issuesFromCfworkerErrors(errors: readonly CfOutputUnit[]): Valid
         continue;
       }
     }
+    if (e.keyword === 'dependentRequired' || e.keyword === 'dependencies') {
+      const m = /but does not have "(.*)"\.$/.exec(e.error);
+      if (m) {
+        out.push({ path: `${path}/${escapeToken(m[1])}`, message: 'is required', keyword: e.keyword });
+        continue;
+      }
+      // "…does not match dependant schema": the subschema's own errors follow.
+      if (/dependant schema/.test(e.error)) continue;
+    }
     if (e.keyword === 'false') {
       out.push(
         disallowed.has(path)
@@ -296,7 +305,8 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
     const normalized = tryNormalizeContract(contract);
     if (!normalized.ok) throw manifestError(`${where}.contract is not a valid contract (${normalized.problems.map((p) => p.message).join('; ')})`);
     const canonical = canonicalJson(normalized.contract);
-    if (canonical !== canonicalJson(contract)) throw manifestError(`${where}.contract is not normalized`);
+    // checkJson first: a hand-edited entry may hold undefined, which canonicalJson would throw on.
+    if (!checkJson(contract).ok || canonical !== canonicalJson(contract)) throw manifestError(`${where}.contract is not normalized`);
     if (normalized.contract.id !== id) throw manifestError(`${where} holds the contract of ${JSON.stringify(normalized.contract.id)}`);
     const other = idByToken.get(token);
     if (other !== undefined) throw manifestError(`${where} has the same token as ${JSON.stringify(other)}`);
