@@ -14,7 +14,7 @@ import type {
   ObservationReader,
   RegistrationHandle,
 } from '../core/types.js';
-import { registryContext, viewContext, type AgentViewContextValue } from './context.js';
+import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
 
@@ -143,6 +143,7 @@ export class AgentCapabilityElement extends LitElement {
     // Context values are re-requested on every connection: a moved element must not keep an old view.
     this._registryValue = undefined;
     this._viewValue = undefined;
+    ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
     this._observer ??= new MutationObserver(() => this.requestUpdate());
     this._observer.observe(this, {

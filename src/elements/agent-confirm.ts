@@ -2,7 +2,7 @@ import { ContextConsumer } from '@lit/context';
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import { repeat } from 'lit/directives/repeat.js';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
-import { registryContext } from './context.js';
+import { ensureContextRoot, registryContext } from './context.js';
 import { describeEffect, formatInput, formatRemaining } from './format-input.js';
 
 /** The element that has focus, looking into shadow roots. */
@@ -179,6 +179,7 @@ export class AgentConfirmElement extends LitElement {
 
   override connectedCallback(): void {
     this._contextRegistry = undefined;
+    ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
   }
 

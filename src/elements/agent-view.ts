@@ -2,7 +2,7 @@ import { ContextConsumer, ContextProvider } from '@lit/context';
 import { LitElement, css, html, type PropertyValues } from 'lit';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
-import { registryContext, viewContext, type AgentViewContextValue } from './context.js';
+import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { compareTreeOrder } from './tree-order.js';
 
 /**
@@ -70,8 +70,24 @@ export class AgentViewElement extends LitElement {
   private _group: Set<AgentViewElement> | undefined;
   private _logged: string | undefined;
   private _provider = new ContextProvider(this, { context: viewContext });
-  private _parent = new ContextConsumer(this, { context: viewContext, subscribe: true, callback: () => this._refresh() });
-  private _registry = new ContextConsumer(this, { context: registryContext, subscribe: true, callback: () => this._refresh() });
+  private _parentValue: AgentViewContextValue | undefined;
+  private _registryValue: AgentSurfaceRegistry | undefined;
+  private _parent = new ContextConsumer(this, {
+    context: viewContext,
+    subscribe: true,
+    callback: (value) => {
+      this._parentValue = value;
+      this._refresh();
+    },
+  });
+  private _registry = new ContextConsumer(this, {
+    context: registryContext,
+    subscribe: true,
+    callback: (value) => {
+      this._registryValue = value;
+      this._refresh();
+    },
+  });
 
   /** The view context this element provides (`undefined` before it first connects). */
   get viewContext(): AgentViewContextValue | undefined {
@@ -79,6 +95,9 @@ export class AgentViewElement extends LitElement {
   }
 
   override connectedCallback(): void {
+    this._parentValue = undefined;
+    this._registryValue = undefined;
+    ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
     this._refresh();
   }
@@ -108,7 +127,7 @@ export class AgentViewElement extends LitElement {
   private _refresh(): void {
     const name = this.name;
     const instance = this.instance || undefined;
-    const parent = this.isConnected ? this._parent.value : undefined;
+    const parent = this.isConnected ? this._parentValue : undefined;
     let refused: string | undefined;
     if (!name) {
       refused = `<agent-view> has no name="…": give it the view's name; the capabilities inside it are not registered`;
@@ -120,7 +139,7 @@ export class AgentViewElement extends LitElement {
     if (refused && refused !== this._logged) console.error(`[agent-surface-kit INVALID_VIEW] ${refused}`);
     this._logged = refused;
 
-    const registry = this.isConnected && !refused && !instance ? this._registry.value : undefined;
+    const registry = this.isConnected && !refused && !instance ? this._registryValue : undefined;
     this._joinGroup(registry, name);
 
     const next: AgentViewContextValue = refused

@@ -2,7 +2,7 @@
  * The context keys the elements share through `@lit/context`. Keys are global symbols
  * (`Symbol.for`) so two copies of the kit on one page (an app bundle and the CDN file) still meet.
  */
-import { createContext } from '@lit/context';
+import { ContextRoot, createContext } from '@lit/context';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 
 /**
@@ -23,3 +23,17 @@ export interface AgentViewContextValue {
 
 /** The nearest `<agent-view>`. */
 export const viewContext = createContext<AgentViewContextValue | undefined>(Symbol.for('agent-surface-kit/view'));
+
+const ROOT = Symbol.for('agent-surface-kit/context-root');
+
+/**
+ * Attaches one `ContextRoot` to the document (once per page, shared by every copy of the kit). It
+ * keeps the requests of elements that upgrade before their provider and replays them when the
+ * provider appears: what lets the tags be defined in any order. Consumers call it before requesting.
+ */
+export function ensureContextRoot(document: Document): void {
+  const holder = globalThis as { [ROOT]?: ContextRoot };
+  if (holder[ROOT]) return;
+  holder[ROOT] = new ContextRoot();
+  holder[ROOT].attach(document.documentElement);
+}
