@@ -1,0 +1,208 @@
+// The side panel: what an agent sees of the surface (the direct-mode toolset: wire names,
+// descriptions, live state), the invocation log, and a form to play the agent. Plain DOM, text
+// only (never innerHTML): tool descriptions and outputs are data, not markup.
+import { detectModelContext } from './kit.js';
+
+const CONSUMER = { id: 'demo-agent', kind: 'embedded' };
+
+function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'class') el.className = value;
+    else if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (key in el && typeof value !== 'string') el[key] = value;
+    else el.setAttribute(key, value);
+  }
+  el.append(...children.filter((c) => c !== null && c !== undefined));
+  return el;
+}
+
+/** A starting input for a tool, from its schema: required properties with placeholder values. */
+export function exampleInput(schema) {
+  const sample = (s) => {
+    if (!s || typeof s !== 'object') return null;
+    if (Array.isArray(s.enum)) return s.enum[0];
+    if ('const' in s) return s.const;
+    switch (s.type) {
+      case 'object':
+        return Object.fromEntries((s.required ?? []).map((key) => [key, sample(s.properties?.[key])]));
+      case 'array':
+        return s.minItems > 0 ? [sample(s.items)] : [];
+      case 'string':
+        return '';
+      case 'number':
+      case 'integer':
+        return s.minimum ?? 0;
+      case 'boolean':
+        return false;
+      default:
+        return null;
+    }
+  };
+  return sample(schema) ?? {};
+}
+
+const time = () => new Date().toLocaleTimeString([], { hour12: false });
+
+/**
+ * Mounts the panel in `root` for the `<agent-surface>` element `surface` (whose registry must exist).
+ * Returns `{ toolset, dispose }`.
+ */
+export function mountAgentPanel(root, surface) {
+  const toolset = surface.toolset({ consumer: CONSUMER, mode: 'direct', topology: 'embedded', confirmations: 'wait' });
+  const listeners = new AbortController();
+
+  const version = h('code', { class: 'version' });
+  const catalog = h('ul', { class: 'catalog', 'aria-label': 'Tools' });
+  const stateText = h('pre', { class: 'state', 'aria-label': 'Live capability state' });
+  const toolSelect = h('select', { id: 'tool-select', name: 'tool' });
+  const inputArea = h('textarea', { id: 'tool-input', name: 'input', rows: 6, spellcheck: false });
+  const callButton = h('button', { type: 'submit', class: 'primary' }, 'Call');
+  const status = h('p', { class: 'call-status', role: 'status' });
+  const result = h('pre', { class: 'result', 'aria-label': 'Result' });
+  const log = h('ol', { class: 'log', 'aria-label': 'Invocation log' });
+  const host = detectModelContext();
+
+  let selectedName = '';
+  const form = h(
+    'form',
+    { class: 'play', onsubmit: (e) => (e.preventDefault(), call()) },
+    h('label', { for: 'tool-select' }, 'Tool'),
+    toolSelect,
+    h('label', { for: 'tool-input' }, 'Input (JSON)'),
+    inputArea,
+    h('div', { class: 'row' }, callButton, status),
+    result,
+  );
+
+  root.replaceChildren(
+    h('h2', {}, 'What the agent sees'),
+    h(
+      'p',
+      { class: 'meta' },
+      'Consumer ',
+      h('code', {}, CONSUMER.id),
+      ', direct tools, confirmations wait for the person. Surface version ',
+      version,
+    ),
+    h('section', {}, h('h3', {}, 'Tools'), catalog),
+    h('section', {}, h('h3', {}, 'Live state (capabilityState)'), stateText),
+    h('section', {}, h('h3', {}, 'Play the agent'), form),
+    h('section', {}, h('h3', {}, 'Invocation log'), log),
+    h(
+      'p',
+      { class: 'meta webmcp' },
+      host
+        ? 'A WebMCP host is present: <agent-webmcp> registers these tools with the browser too.'
+        : 'No WebMCP host in this browser: <agent-webmcp> stays idle. In a browser with WebMCP, its agent sees these same tools.',
+    ),
+  );
+
+  function selectTool(name, { fillInput = true } = {}) {
+    selectedName = name;
+    toolSelect.value = name;
+    const tool = toolset.tools().find((t) => t.name === name);
+    if (tool && fillInput) inputArea.value = JSON.stringify(exampleInput(tool.inputSchema), null, 2);
+    for (const li of catalog.children) li.classList.toggle('chosen', li.dataset.name === name);
+  }
+
+  function renderCatalog() {
+    const tools = toolset.tools();
+    version.textContent = surface.registry?.surfaceVersion ?? '';
+    catalog.replaceChildren(
+      ...tools.map((tool) => {
+        const capabilityId = toolset.wireTargets().get(tool.name)?.capabilityId ?? '';
+        const badge = tool.state.available
+          ? h('span', { class: 'badge ok' }, 'available')
+          : h('span', { class: 'badge off', title: tool.state.unavailableReason ?? '' }, 'unavailable');
+        return h(
+          'li',
+          { 'data-name': tool.name, class: tool.name === selectedName ? 'chosen' : '' },
+          h(
+            'button',
+            { type: 'button', class: 'tool-name', onclick: () => selectTool(tool.name), 'aria-label': `Choose ${tool.name}` },
+            tool.name,
+          ),
+          badge,
+          h('span', { class: 'capability-id' }, capabilityId),
+          h('p', { class: 'description' }, tool.description),
+          tool.state.unavailableReason ? h('p', { class: 'reason' }, tool.state.unavailableReason) : null,
+          tool.state.note ? h('p', { class: 'note' }, tool.state.note) : null,
+        );
+      }),
+    );
+    const names = tools.map((t) => t.name);
+    const options = [...toolSelect.options].map((o) => o.value);
+    if (names.join('\n') !== options.join('\n')) {
+      toolSelect.replaceChildren(...names.map((name) => h('option', { value: name }, name)));
+    }
+    if (!names.includes(selectedName) && names.length) selectTool(names[0]);
+    else toolSelect.value = selectedName;
+    stateText.textContent = toolset.capabilityState() || '(no live state)';
+  }
+
+  async function call() {
+    const tool = toolset.tools().find((t) => t.name === toolSelect.value);
+    if (!tool) return;
+    let input;
+    try {
+      input = JSON.parse(inputArea.value || '{}');
+    } catch (error) {
+      status.textContent = `The input is not JSON: ${error.message}`;
+      return;
+    }
+    callButton.disabled = true;
+    status.textContent = `Calling ${tool.name}…`;
+    result.textContent = '';
+    try {
+      const outcome = await tool.execute(input);
+      status.textContent = outcome.ok ? `${tool.name} succeeded` : `${tool.name} failed: ${outcome.error.code}`;
+      result.classList.toggle('error', !outcome.ok);
+      result.textContent = JSON.stringify(outcome.ok ? outcome.output : outcome.error, null, 2);
+    } finally {
+      callButton.disabled = false;
+    }
+  }
+
+  function logEntry(kind, text, outcome) {
+    log.prepend(h('li', { class: kind }, h('time', {}, time()), ' ', text, outcome ? h('strong', {}, ` ${outcome}`) : null));
+    while (log.children.length > 50) log.lastElementChild.remove();
+  }
+
+  surface.addEventListener(
+    'agent-invocation',
+    (e) => {
+      const d = e.detail;
+      logEntry(
+        d.outcome === 'OK' ? 'ok' : 'failed',
+        `${d.consumer.id} → ${d.capabilityId}${d.instanceId ? `#${d.instanceId}` : ''} (${Math.round(d.durationMs)} ms)`,
+        d.outcome,
+      );
+    },
+    { signal: listeners.signal },
+  );
+  surface.addEventListener(
+    'agent-confirmation',
+    (e) => {
+      const { action, confirmation } = e.detail;
+      if (action === 'created' && confirmation.consumer.id === CONSUMER.id) {
+        status.textContent = `Waiting for the person to approve ${confirmation.capabilityId}…`;
+      }
+      logEntry('confirmation', `confirmation ${action}: ${confirmation.capabilityId}`);
+    },
+    { signal: listeners.signal },
+  );
+  toolSelect.addEventListener('change', () => selectTool(toolSelect.value), { signal: listeners.signal });
+
+  const unsubscribe = toolset.subscribe(renderCatalog);
+  renderCatalog();
+
+  return {
+    toolset,
+    dispose() {
+      unsubscribe();
+      listeners.abort();
+      toolset.dispose();
+    },
+  };
+}
