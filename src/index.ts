@@ -39,6 +39,9 @@ export {
 export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/authority.js';
 
 // -- registry (issue 3) --
+export { createAgentSurfaceRegistry, DEFAULT_LIMITS } from './core/registry.js';
+export { matchesScope, compileScope } from './core/scope.js';
+export type { ScopeMatcher } from './core/scope.js';
 
 // -- tool projection (issue 4) --
 

@@ -217,7 +217,8 @@ export interface InvocationContext {
 }
 
 export type CapabilityHandler = (input: JsonObject, ctx: InvocationContext) => unknown;
-export type ObservationReader = (ctx: InvocationContext) => unknown;
+/** `input` is the validated input (observations may take parameters, e.g. a filter). */
+export type ObservationReader = (ctx: InvocationContext, input: JsonObject) => unknown;
 
 export interface RegisterOptions {
   contract: CapabilityContract;
@@ -382,6 +383,8 @@ export interface InvocationEvent {
   durationMs: number;
   /** The original error a handler threw: for the developer, never sent to the agent. */
   cause?: unknown;
+  /** Set when the result came from the idempotency store: joined an in-flight call, or a cached result. */
+  replay?: 'joined' | 'cached';
 }
 
 export interface ConfirmationEvent {

@@ -1,2 +1,3 @@
 /** Test helpers: `createTestSurface`. */
-export {};
+export { createTestSurface } from './test-surface.js';
+export type { TestSurface, TestSurfaceOptions, TestCapabilityOptions, TestSurfaceEvent } from './test-surface.js';

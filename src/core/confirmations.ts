@@ -1,0 +1,412 @@
+/**
+ * Confirmation records (DESIGN section 3, step 7). A record binds one request, (consumer,
+ * capability, instance, registration, invocation id, input), to a person's decision. It lives for
+ * a TTL, is used at most once, and a retry must present the same binding. The person's side is the
+ * public `ConfirmationsApi` (`list`, `subscribe`, `approve`, `deny`, `waitFor`); the pipeline's side
+ * is `request`, `check` and `consume`.
+ */
+import type {
+  AgentConsumer,
+  CapabilityEffect,
+  ConfirmationEvent,
+  ConfirmationOutcome,
+  ConfirmationsApi,
+  ConfirmationStatus,
+  JsonObject,
+  PendingConfirmation,
+} from './types.js';
+
+/** What a record is bound to. `canonicalInput` is the canonical JSON of the input. */
+export interface ConfirmationBinding {
+  consumer: AgentConsumer;
+  capabilityId: string;
+  instanceId: string | undefined;
+  registrationId: string;
+  invocationId: string;
+  canonicalInput: string;
+  description: string;
+  effect: CapabilityEffect;
+}
+
+type Waiter = (outcome: ConfirmationOutcome) => void;
+
+export class ConfirmationRecord {
+  readonly id: string;
+  readonly binding: ConfirmationBinding;
+  readonly input: JsonObject;
+  readonly inputDigest: string;
+  readonly createdAt: number;
+  status: ConfirmationStatus = 'pending';
+  expiresAt: number;
+  reason: string | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  waiters: Waiter[] | undefined;
+  #view: PendingConfirmation | undefined;
+
+  constructor(id: string, binding: ConfirmationBinding, createdAt: number, expiresAt: number) {
+    this.id = id;
+    this.binding = binding;
+    this.input = deepFreeze(JSON.parse(binding.canonicalInput) as JsonObject);
+    this.inputDigest = digest(binding.canonicalInput);
+    this.createdAt = createdAt;
+    this.expiresAt = expiresAt;
+  }
+
+  /** A frozen public view of the record as it is now. */
+  view(): PendingConfirmation {
+    const cached = this.#view;
+    if (cached !== undefined && cached.status === this.status && cached.expiresAt === this.expiresAt) return cached;
+    const b = this.binding;
+    const view: PendingConfirmation = {
+      confirmationId: this.id,
+      status: this.status,
+      consumer: b.consumer,
+      capabilityId: b.capabilityId,
+      ...(b.instanceId !== undefined ? { instanceId: b.instanceId } : {}),
+      registrationId: b.registrationId,
+      invocationId: b.invocationId,
+      input: this.input,
+      inputDigest: this.inputDigest,
+      description: b.description,
+      effect: b.effect,
+      createdAt: this.createdAt,
+      expiresAt: this.expiresAt,
+      ...(this.reason !== undefined ? { reason: this.reason } : {}),
+    };
+    return (this.#view = Object.freeze(view));
+  }
+
+  /** Whether `binding` is the request this record was created for. */
+  matches(binding: ConfirmationBinding): boolean {
+    const b = this.binding;
+    return (
+      b.consumer.id === binding.consumer.id &&
+      b.capabilityId === binding.capabilityId &&
+      b.instanceId === binding.instanceId &&
+      b.registrationId === binding.registrationId &&
+      b.invocationId === binding.invocationId &&
+      b.canonicalInput === binding.canonicalInput
+    );
+  }
+}
+
+export type ConfirmationCheck =
+  | { ok: true; record: ConfirmationRecord }
+  | { ok: false; reason: 'denied' | 'expired' | 'mismatch'; record: ConfirmationRecord | undefined }
+  | { ok: false; reason: 'pending'; record: ConfirmationRecord };
+
+export interface ConfirmationStoreOptions {
+  ttlMs: number;
+  maxPending: number;
+  emit: (event: ConfirmationEvent) => void;
+}
+
+/** Decided records kept to answer late retries and `waitFor` with the right reason. */
+const MAX_DECIDED = 256;
+/** setTimeout's limit; longer TTLs are re-armed when they fire early. */
+const MAX_TIMER_MS = 0x7fffffff;
+const MAX_REASON_LENGTH = 300;
+
+export class ConfirmationStore implements ConfirmationsApi {
+  readonly #ttlMs: number;
+  readonly #maxPending: number;
+  readonly #emit: (event: ConfirmationEvent) => void;
+  /** Pending and approved records, oldest first. */
+  readonly #live = new Map<string, ConfirmationRecord>();
+  /** Denied, expired and consumed records, oldest first, bounded. */
+  readonly #decided = new Map<string, ConfirmationRecord>();
+  readonly #subscribers = new Set<(pending: PendingConfirmation[]) => void>();
+  #pendingCount = 0;
+  #pendingList: readonly PendingConfirmation[] | undefined;
+  #disposed = false;
+
+  constructor(options: ConfirmationStoreOptions) {
+    this.#ttlMs = options.ttlMs;
+    this.#maxPending = options.maxPending;
+    this.#emit = options.emit;
+    // The public methods are handed around detached (`const { approve } = registry.confirmations`).
+    this.list = this.list.bind(this);
+    this.subscribe = this.subscribe.bind(this);
+    this.approve = this.approve.bind(this);
+    this.deny = this.deny.bind(this);
+    this.waitFor = this.waitFor.bind(this);
+  }
+
+  get pendingCount(): number {
+    return this.#pendingCount;
+  }
+
+  // -- the person's side (ConfirmationsApi) --------------------------------------------------
+
+  list(): PendingConfirmation[] {
+    this.#sweep();
+    return this.#pending().slice();
+  }
+
+  subscribe(listener: (pending: PendingConfirmation[]) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('confirmations.subscribe(listener): listener must be a function');
+    if (this.#disposed) return () => {};
+    this.#subscribers.add(listener);
+    return () => {
+      this.#subscribers.delete(listener);
+    };
+  }
+
+  approve(confirmationId: string): boolean {
+    const record = this.#livePending(confirmationId);
+    if (record === undefined) return false;
+    const now = Date.now();
+    record.status = 'approved';
+    this.#pendingCount--;
+    // The approval stays usable for a full TTL from the decision, so an agent that was told to
+    // retry after the person acted is not raced by the clock.
+    record.expiresAt = now + this.#ttlMs;
+    this.#arm(record, now);
+    this.#changed(record, 'approved', true);
+    settleWaiters(record, { status: 'approved' });
+    return true;
+  }
+
+  deny(confirmationId: string, reason?: string): boolean {
+    const record = this.#livePending(confirmationId);
+    if (record === undefined) return false;
+    record.reason =
+      typeof reason === 'string' && reason.trim() !== '' ? reason.trim().slice(0, MAX_REASON_LENGTH) : 'denied by the person';
+    this.#decide(record, 'denied', 'denied');
+    return true;
+  }
+
+  waitFor(confirmationId: string, options: { signal?: AbortSignal } = {}): Promise<ConfirmationOutcome> {
+    let signal: AbortSignal | undefined;
+    try {
+      signal = isSignal(options?.signal) ? options.signal : undefined;
+    } catch {
+      signal = undefined;
+    }
+    const record = typeof confirmationId === 'string' ? this.#find(confirmationId) : undefined;
+    if (record === undefined) return Promise.resolve({ status: 'unknown' });
+    if (record.status !== 'pending') return Promise.resolve(outcomeOf(record));
+    if (signal?.aborted) return Promise.resolve({ status: 'aborted' });
+    return new Promise<ConfirmationOutcome>((resolve) => {
+      let onAbort: (() => void) | undefined;
+      const waiter: Waiter = (outcome) => {
+        if (onAbort) signal!.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      (record.waiters ??= []).push(waiter);
+      if (signal) {
+        onAbort = () => {
+          const list = record.waiters;
+          const i = list ? list.indexOf(waiter) : -1;
+          if (i >= 0) list!.splice(i, 1);
+          resolve({ status: 'aborted' });
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+    });
+  }
+
+  // -- the pipeline's side -------------------------------------------------------------------
+
+  /**
+   * The pending record for `binding`: the one already waiting for this very request (a repeated
+   * call without a confirmationId does not open a second prompt), else a new one. `undefined`
+   * when too many records are pending.
+   */
+  request(binding: ConfirmationBinding, newId: () => string): ConfirmationRecord | undefined {
+    const now = Date.now();
+    this.#sweep(now);
+    for (const record of this.#live.values()) {
+      if (record.status === 'pending' && record.matches(binding)) return record;
+    }
+    if (this.#pendingCount >= this.#maxPending) return undefined;
+    const record = new ConfirmationRecord(newId(), binding, now, now + this.#ttlMs);
+    this.#live.set(record.id, record);
+    this.#pendingCount++;
+    this.#arm(record, now);
+    this.#changed(record, 'created', true);
+    return record;
+  }
+
+  /** What a retry carrying `confirmationId` may do. */
+  check(confirmationId: string, binding: ConfirmationBinding): ConfirmationCheck {
+    const record = this.#find(confirmationId);
+    if (record === undefined || !record.matches(binding)) return { ok: false, reason: 'mismatch', record };
+    switch (record.status) {
+      case 'approved':
+        return { ok: true, record };
+      case 'pending':
+        return { ok: false, reason: 'pending', record };
+      case 'denied':
+        return { ok: false, reason: 'denied', record };
+      case 'expired':
+        return { ok: false, reason: 'expired', record };
+      default:
+        // Consumed: the approval was already used by this request (a replay is answered by the
+        // idempotency store before it gets here), so this is a different attempt.
+        return { ok: false, reason: 'mismatch', record };
+    }
+  }
+
+  /** Uses an approval once, just before its call runs. False when it is no longer usable. */
+  consume(record: ConfirmationRecord): boolean {
+    if (record.status !== 'approved') return false;
+    if (Date.now() >= record.expiresAt) {
+      this.#decide(record, 'expired', 'expired');
+      return false;
+    }
+    this.#decide(record, 'consumed', 'consumed');
+    return true;
+  }
+
+  /** Expires every live record bound to a registration that went away. */
+  expireRegistration(registrationId: string): void {
+    if (this.#live.size === 0) return;
+    for (const record of [...this.#live.values()]) {
+      if (record.binding.registrationId === registrationId) this.#decide(record, 'expired', 'expired');
+    }
+  }
+
+  /** Expires every live record, resolves every waiter and drops the subscribers. */
+  dispose(): void {
+    if (this.#disposed) return;
+    for (const record of [...this.#live.values()]) this.#decide(record, 'expired', 'expired');
+    this.#disposed = true;
+    this.#subscribers.clear();
+  }
+
+  // -- internals -----------------------------------------------------------------------------
+
+  #find(id: string): ConfirmationRecord | undefined {
+    const live = this.#live.get(id);
+    if (live !== undefined) {
+      if (Date.now() >= live.expiresAt) this.#decide(live, 'expired', 'expired');
+      return live;
+    }
+    return this.#decided.get(id);
+  }
+
+  #livePending(id: unknown): ConfirmationRecord | undefined {
+    if (typeof id !== 'string' || this.#disposed) return undefined;
+    const record = this.#find(id);
+    return record !== undefined && record.status === 'pending' ? record : undefined;
+  }
+
+  /** Expires records whose timer has not fired yet (timers can run late, or be faked). */
+  #sweep(now = Date.now()): void {
+    if (this.#live.size === 0) return;
+    for (const record of [...this.#live.values()]) {
+      if (now >= record.expiresAt) this.#decide(record, 'expired', 'expired');
+    }
+  }
+
+  #pending(): readonly PendingConfirmation[] {
+    if (this.#pendingList === undefined) {
+      const list: PendingConfirmation[] = [];
+      for (const record of this.#live.values()) if (record.status === 'pending') list.push(record.view());
+      this.#pendingList = Object.freeze(list);
+    }
+    return this.#pendingList;
+  }
+
+  #arm(record: ConfirmationRecord, now: number): void {
+    if (record.timer !== undefined) clearTimeout(record.timer);
+    const delay = Math.min(Math.max(0, record.expiresAt - now), MAX_TIMER_MS);
+    record.timer = setTimeout(() => {
+      record.timer = undefined;
+      if (record.status !== 'pending' && record.status !== 'approved') return;
+      if (Date.now() >= record.expiresAt) this.#decide(record, 'expired', 'expired');
+      else this.#arm(record, Date.now());
+    }, delay);
+  }
+
+  /** Moves a live record to a final status. */
+  #decide(record: ConfirmationRecord, status: 'denied' | 'expired' | 'consumed', action: ConfirmationEvent['action']): void {
+    if (!this.#live.has(record.id)) return;
+    const wasPending = record.status === 'pending';
+    if (record.timer !== undefined) {
+      clearTimeout(record.timer);
+      record.timer = undefined;
+    }
+    this.#live.delete(record.id);
+    if (wasPending) this.#pendingCount--;
+    record.status = status;
+    this.#decided.set(record.id, record);
+    if (this.#decided.size > MAX_DECIDED) {
+      const oldest = this.#decided.keys().next().value;
+      if (oldest !== undefined) this.#decided.delete(oldest);
+    }
+    this.#changed(record, action, wasPending);
+    settleWaiters(record, outcomeOf(record));
+  }
+
+  #changed(record: ConfirmationRecord, action: ConfirmationEvent['action'], pendingListChanged: boolean): void {
+    this.#emit({ type: 'confirmation', action, confirmation: record.view() });
+    if (!pendingListChanged) return;
+    this.#pendingList = undefined;
+    if (this.#subscribers.size === 0) return;
+    const list = this.#pending();
+    for (const listener of [...this.#subscribers]) {
+      try {
+        listener(list.slice());
+      } catch (error) {
+        console.error('[agent-surface-kit] a confirmations subscriber threw', error);
+      }
+    }
+  }
+}
+
+function outcomeOf(record: ConfirmationRecord): ConfirmationOutcome {
+  switch (record.status) {
+    case 'approved':
+    case 'consumed':
+    case 'expired':
+      return { status: record.status };
+    case 'denied':
+      return record.reason !== undefined ? { status: 'denied', reason: record.reason } : { status: 'denied' };
+    default:
+      return { status: 'unknown' };
+  }
+}
+
+function settleWaiters(record: ConfirmationRecord, outcome: ConfirmationOutcome): void {
+  const waiters = record.waiters;
+  if (waiters === undefined) return;
+  record.waiters = undefined;
+  for (const waiter of waiters) waiter(outcome);
+}
+
+function isSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function'
+  );
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+/**
+ * A short, stable fingerprint of the canonical input for display and audit (cyrb53: 53 bits).
+ * The binding itself compares the full canonical text, never this digest.
+ */
+export function digest(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const n = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return `c53-${n.toString(16).padStart(14, '0')}`;
+}

@@ -1,0 +1,865 @@
+/**
+ * The invoke pipeline (DESIGN section 3), in order: idempotency, resolution, staleness,
+ * availability, policy, validation, confirmation, concurrency, execution, audit.
+ *
+ * `runInvocation` never throws and never rejects: every outcome is an `AgentInvocationResult`.
+ * It is one async function whose only `await`s are on real promises (an async validator while an
+ * interpreter loads, a queue wait, a handler's pending promise), so a synchronous handler costs no
+ * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
+ */
+import { canonicalJson, checkJson } from './canonical-json.js';
+import type { ConfirmationBinding, ConfirmationRecord } from './confirmations.js';
+import { issueError } from './dev.js';
+import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
+import { sameInput, type IdempotencyEntry } from './idempotency.js';
+import { acquireSlot, leaveQueue, releaseSlot, type QueueWaiter } from './queue.js';
+import type { Registration, RegistryCore } from './registry.js';
+import { discoverable } from './snapshot.js';
+import type {
+  AgentConsumer,
+  AgentErrorCode,
+  AgentInvocationResult,
+  AgentRetry,
+  InvocationContext,
+  InvocationEvent,
+  JsonObject,
+  JsonValue,
+  ValidationIssue,
+  ValidationOutcome,
+} from './types.js';
+
+/** Strings in a request longer than this are refused before any lookup. */
+const MAX_ID_LENGTH = 512;
+/** Nesting allowed in an input; schemas are at most 8 deep, so real inputs are far shallower. */
+const MAX_INPUT_DEPTH = 64;
+/** Validation issues returned to the agent. */
+const MAX_ISSUES = 20;
+/** Instances listed in an `AMBIGUOUS_INSTANCE` error. */
+const MAX_LISTED_INSTANCES = 50;
+
+const now = (): number => Date.now();
+const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
+
+type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
+
+/**
+ * One call's state, from request to result. It is also the idempotency entry: a retry with the
+ * same key finds it in the store and either joins it (still running) or reads its result.
+ */
+export class Invocation implements IdempotencyEntry {
+  key = '';
+  expiresAt = 0;
+  invocationId = '';
+  consumer: AgentConsumer | undefined = undefined;
+  capabilityId = '';
+  instanceId: string | undefined = undefined;
+  registrationId: string | undefined = undefined;
+  surfaceVersion: string | undefined = undefined;
+  confirmationId: string | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  /** The request's input as given (`undefined` stands for `{}`). */
+  input: unknown = undefined;
+  /** The checked input the handler receives. */
+  args: JsonObject | undefined = undefined;
+  reg: Registration | undefined = undefined;
+  /** In the idempotency store: must be removed again unless the call becomes terminal. */
+  stored = false;
+  /** The handler was called: the result is terminal and cached. */
+  started = false;
+  holdsSlot = false;
+  policyConfirmation = false;
+  approval: ConfirmationRecord | undefined = undefined;
+  ctx: HandlerContext | undefined = undefined;
+  pending: Promise<void> | undefined = undefined;
+  value: unknown = undefined;
+  thrown = false;
+  error: unknown = undefined;
+  abortCode: AbortCode | undefined = undefined;
+  cause: unknown = undefined;
+  hasCause = false;
+  replay: 'joined' | 'cached' | undefined = undefined;
+  result: AgentInvocationResult | undefined = undefined;
+  waiters: ((result: AgentInvocationResult) => void)[] | undefined = undefined;
+  readonly t0: number;
+
+  constructor(t0: number) {
+    this.t0 = t0;
+  }
+
+  setCause(cause: unknown): void {
+    this.cause = cause;
+    this.hasCause = true;
+  }
+}
+
+/**
+ * The `ctx` a handler receives. Its `signal` is created on first access: most handlers never
+ * look at it, and an AbortController per call is the most expensive object a call would make.
+ */
+class HandlerContext implements InvocationContext {
+  readonly invocationId: string;
+  readonly consumer: AgentConsumer;
+  readonly instanceId?: string;
+  #controller: AbortController | undefined = undefined;
+  #aborted = false;
+  #reason: unknown = undefined;
+
+  constructor(inv: Invocation) {
+    this.invocationId = inv.invocationId;
+    this.consumer = inv.consumer!;
+    if (inv.instanceId !== undefined) this.instanceId = inv.instanceId;
+    else if (inv.reg?.instanceId !== undefined) this.instanceId = inv.reg.instanceId;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** A handler call that returned a pending promise: settles on its outcome, timeout, cancel or unmount. */
+export class Execution {
+  readonly promise: Promise<void>;
+  readonly deadline: number;
+  readonly #core: RegistryCore;
+  readonly #inv: Invocation;
+  #resolve!: () => void;
+  #settled = false;
+
+  constructor(core: RegistryCore, inv: Invocation, deadline: number) {
+    this.#core = core;
+    this.#inv = inv;
+    this.deadline = deadline;
+    this.promise = new Promise<void>((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  readonly onValue = (value: unknown): void => {
+    if (this.#settled) return;
+    this.#inv.value = value;
+    this.#end();
+  };
+
+  readonly onError = (error: unknown): void => {
+    if (this.#settled) return;
+    this.#inv.thrown = true;
+    this.#inv.error = error;
+    this.#end();
+  };
+
+  readonly onAbort = (): void => {
+    this.abort('CANCELLED');
+  };
+
+  abort(code: AbortCode): void {
+    if (this.#settled) return;
+    const inv = this.#inv;
+    inv.abortCode = code;
+    inv.ctx?.abort(abortReason(code, inv));
+    this.#end();
+  }
+
+  #end(): void {
+    this.#settled = true;
+    const inv = this.#inv;
+    this.#core.deadlines.delete(this);
+    inv.reg?.executions?.delete(this);
+    inv.signal?.removeEventListener('abort', this.onAbort);
+    this.#resolve();
+  }
+}
+
+function abortReason(code: AbortCode, inv: Invocation): unknown {
+  switch (code) {
+    case 'TIMEOUT':
+      return new DOMException(`The call to "${inv.capabilityId}" timed out after ${inv.reg?.info.contract.timeoutMs} ms`, 'TimeoutError');
+    case 'CANCELLED':
+      return inv.signal?.reason ?? new DOMException('The call was cancelled', 'AbortError');
+    default:
+      return new DOMException(`"${inv.capabilityId}" was unregistered while the call ran`, 'AbortError');
+  }
+}
+
+/**
+ * Timeouts for pending handler promises with one timer for all of them, armed for the earliest
+ * deadline. A call that settles in time only costs a Set insert and delete. In Node the timer is
+ * unref'd while nothing is running, so an idle registry never holds a process open.
+ */
+export class DeadlineTimer {
+  readonly #running = new Set<Execution>();
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  #armedFor = Infinity;
+
+  add(execution: Execution): void {
+    const running = this.#running;
+    running.add(execution);
+    if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
+    else if (running.size === 1) (this.#timer as { ref?(): void } | undefined)?.ref?.();
+  }
+
+  delete(execution: Execution): void {
+    const running = this.#running;
+    if (!running.delete(execution)) return;
+    if (running.size === 0) (this.#timer as { unref?(): void } | undefined)?.unref?.();
+  }
+
+  dispose(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    this.#running.clear();
+  }
+
+  #arm(deadline: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#armedFor = deadline;
+    this.#timer = setTimeout(this.#fire, Math.max(0, deadline - now()));
+  }
+
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const t = now();
+    let next = Infinity;
+    for (const execution of [...this.#running]) {
+      // Timers may fire a millisecond early on some engines.
+      if (execution.deadline <= t + 1) execution.abort('TIMEOUT');
+      else if (execution.deadline < next) next = execution.deadline;
+    }
+    if (next !== Infinity) this.#arm(next);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+function failure(
+  core: RegistryCore,
+  inv: Invocation,
+  code: AgentErrorCode,
+  message: string,
+  details?: JsonObject,
+  retry: AgentRetry = DEFAULT_RETRY[code],
+): AgentInvocationResult {
+  return { ok: false, error: errorPayload(code, message, details, retry), invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
+}
+
+/** Quotes a caller-supplied string in a message, bounded. */
+function quote(value: string): string {
+  return JSON.stringify(value.length > 120 ? value.slice(0, 120) + '…' : value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pipeline
+
+export async function runInvocation(core: RegistryCore, request: unknown): Promise<AgentInvocationResult> {
+  const inv = new Invocation(perf.now());
+  let result: AgentInvocationResult | undefined;
+  try {
+    result = readRequest(core, inv, request);
+    if (result === undefined) {
+      // 1. Idempotency
+      const t = now();
+      const previous = core.idempotency.get(inv.key, t);
+      if (previous !== undefined) {
+        if (
+          previous.capabilityId !== inv.capabilityId ||
+          previous.instanceId !== inv.instanceId ||
+          !sameInput(previous.input, inv.input)
+        ) {
+          result = failure(
+            core,
+            inv,
+            'INVOCATION_CONFLICT',
+            `invocationId ${quote(inv.invocationId)} was already used for a different request; use a new invocationId for a new call.`,
+          );
+        } else if (previous.result !== undefined) {
+          inv.replay = 'cached';
+          inv.reg = previous.reg;
+          result = previous.result;
+        } else {
+          inv.replay = 'joined';
+          inv.reg = previous.reg;
+          result = await new Promise<AgentInvocationResult>((resolve) => (previous.waiters ??= []).push(resolve));
+        }
+      } else {
+        core.idempotency.add(inv, t);
+        inv.stored = true;
+        // 2.–5. and the shape of the input
+        result = resolve(core, inv);
+        // 6. Validation
+        if (result === undefined) {
+          let outcome = inv.reg!.info.validateInput(inv.args!);
+          if (isThenable(outcome)) {
+            outcome = await outcome;
+            if (!inv.reg!.active) result = unmounted(core, inv);
+          }
+          if (result === undefined) result = validationFailure(core, inv, outcome as ValidationOutcome);
+        }
+        // 7. Confirmation
+        if (result === undefined) result = confirm(core, inv);
+        // 8. Concurrency
+        if (result === undefined && inv.reg!.info.serial) {
+          const slot = acquireSlot<AgentInvocationResult>(inv.reg!, core.queueDepth);
+          if (slot === 'run') inv.holdsSlot = true;
+          else if (slot === 'full') {
+            result = failure(
+              core,
+              inv,
+              'RATE_LIMITED',
+              `"${inv.capabilityId}" runs one call at a time and ${core.queueDepth} more are already waiting; retry after a moment.`,
+              { queueDepth: core.queueDepth },
+            );
+          } else {
+            result = await waitInQueue(core, inv, slot);
+            if (result === undefined) inv.holdsSlot = true;
+          }
+        }
+        // 9. Execution
+        if (result === undefined) {
+          result = start(core, inv);
+          if (result === undefined) {
+            if (inv.pending !== undefined) await inv.pending;
+            const out = outputResult(core, inv);
+            result = isThenable(out) ? await out : out;
+          }
+        }
+      }
+    }
+  } catch (error) {
+    result = internalFailure(core, inv, error);
+  } finally {
+    if (inv.holdsSlot) {
+      inv.holdsSlot = false;
+      releaseSlot(inv.reg!);
+    }
+  }
+  return finish(core, inv, result!);
+}
+
+/** Step 10 and the idempotency bookkeeping. */
+function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResult): AgentInvocationResult {
+  if (inv.stored) {
+    // Only a call whose handler ran is terminal; anything refused before may be retried as is.
+    if (!inv.started) core.idempotency.remove(inv);
+    inv.result = result;
+    const waiters = inv.waiters;
+    if (waiters !== undefined) {
+      inv.waiters = undefined;
+      for (let i = 0; i < waiters.length; i++) waiters[i](result);
+    }
+  }
+  if (core.listeners.invocation.length > 0) {
+    const event: InvocationEvent = {
+      type: 'invocation',
+      consumer: inv.consumer ?? { id: '', kind: '' },
+      capabilityId: inv.capabilityId,
+      ...(inv.instanceId !== undefined || inv.reg?.instanceId !== undefined ? { instanceId: inv.instanceId ?? inv.reg!.instanceId } : {}),
+      ...(inv.reg !== undefined ? { registrationId: inv.reg.id } : {}),
+      invocationId: inv.invocationId,
+      outcome: result.ok ? 'OK' : result.error.code,
+      durationMs: perf.now() - inv.t0,
+      ...(inv.hasCause ? { cause: inv.cause } : {}),
+      ...(inv.replay !== undefined ? { replay: inv.replay } : {}),
+    };
+    core.emit('invocation', event);
+  }
+  // The entry may stay cached for minutes: keep only what a replay needs.
+  inv.ctx = undefined;
+  inv.args = undefined;
+  inv.value = undefined;
+  inv.error = undefined;
+  inv.cause = undefined;
+  inv.approval = undefined;
+  inv.pending = undefined;
+  inv.signal = undefined;
+  return result;
+}
+
+function internalFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
+  issueError('INTERNAL', String((error as Error)?.stack ?? error), `invoke failed inside the registry: ${String((error as Error)?.stack ?? error)}`);
+  inv.setCause(error);
+  return failure(core, inv, 'EXECUTION_FAILED', 'The call failed inside the page.', { reason: 'internal' });
+}
+
+/** Step 0: the request envelope. Every field is read exactly once (getters, proxies). */
+function readRequest(core: RegistryCore, inv: Invocation, request: unknown): AgentInvocationResult | undefined {
+  if (request === null || typeof request !== 'object') {
+    return failure(core, inv, 'INVALID_INPUT', 'The request must be an object { capabilityId, invocationId, consumer, input, … }.', {
+      field: '',
+    });
+  }
+  let invocationId: unknown, consumer: unknown, capabilityId: unknown, instanceId: unknown, registrationId: unknown;
+  let surfaceVersion: unknown, confirmationId: unknown, signal: unknown, consumerId: unknown, consumerKind: unknown;
+  try {
+    const r = request as Record<string, unknown>;
+    invocationId = r.invocationId;
+    if (typeof invocationId === 'string' && invocationId !== '' && invocationId.length <= MAX_ID_LENGTH) inv.invocationId = invocationId;
+    consumer = r.consumer;
+    if (consumer !== null && typeof consumer === 'object') {
+      consumerId = (consumer as AgentConsumer).id;
+      consumerKind = (consumer as AgentConsumer).kind;
+    }
+    capabilityId = r.capabilityId;
+    instanceId = r.instanceId;
+    registrationId = r.registrationId;
+    surfaceVersion = r.surfaceVersion;
+    confirmationId = r.confirmationId;
+    signal = r.signal;
+    inv.input = r.input;
+  } catch {
+    return failure(core, inv, 'INVALID_INPUT', 'The request could not be read.', { field: '' });
+  }
+  if (inv.invocationId === '') {
+    return failure(core, inv, 'INVALID_INPUT', `invocationId must be a non-empty string of at most ${MAX_ID_LENGTH} characters.`, {
+      field: 'invocationId',
+    });
+  }
+  if (typeof consumerId !== 'string' || consumerId === '' || consumerId.length > MAX_ID_LENGTH || typeof consumerKind !== 'string') {
+    return failure(core, inv, 'INVALID_INPUT', 'consumer must be { id: non-empty string, kind: string }.', { field: 'consumer' });
+  }
+  inv.consumer = { id: consumerId, kind: consumerKind };
+  if (typeof capabilityId !== 'string' || capabilityId === '') {
+    return failure(core, inv, 'INVALID_INPUT', 'capabilityId must be a non-empty string.', { field: 'capabilityId' });
+  }
+  inv.capabilityId = capabilityId;
+  const optional = { instanceId, registrationId, surfaceVersion, confirmationId };
+  for (const field of ['instanceId', 'registrationId', 'surfaceVersion', 'confirmationId'] as const) {
+    const value = optional[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value.length > MAX_ID_LENGTH) {
+      return failure(core, inv, 'INVALID_INPUT', `${field} must be a string when present.`, { field });
+    }
+    inv[field] = value;
+  }
+  if (signal !== undefined && signal !== null) {
+    let ok = false;
+    try {
+      ok =
+        typeof signal === 'object' &&
+        typeof (signal as AbortSignal).aborted === 'boolean' &&
+        typeof (signal as AbortSignal).addEventListener === 'function' &&
+        typeof (signal as AbortSignal).removeEventListener === 'function';
+    } catch {
+      ok = false;
+    }
+    if (!ok) return failure(core, inv, 'INVALID_INPUT', 'signal must be an AbortSignal when present.', { field: 'signal' });
+    inv.signal = signal as AbortSignal;
+  }
+  if (core.disposed) {
+    return failure(core, inv, 'CAPABILITY_NOT_FOUND', 'This surface was disposed: it has no capabilities any more.', undefined, 'no');
+  }
+  inv.key = consumerId + '\u0000' + inv.invocationId;
+  return undefined;
+}
+
+function notFound(core: RegistryCore, inv: Invocation): AgentInvocationResult {
+  return failure(core, inv, 'CAPABILITY_NOT_FOUND', `No capability ${quote(inv.capabilityId)} is on this surface; take a new snapshot.`);
+}
+
+function unmounted(core: RegistryCore, inv: Invocation): AgentInvocationResult {
+  return failure(core, inv, 'COMPONENT_UNMOUNTED', `"${inv.capabilityId}" was removed from the page; take a new snapshot.`);
+}
+
+/** Steps 2 to 5, then the structural check of the input (reported as step 6). */
+function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
+  // 2. Resolution
+  const slot = core.slots.get(inv.capabilityId);
+  if (slot === undefined) return notFound(core, inv);
+  let reg: Registration | undefined;
+  if (inv.instanceId !== undefined) {
+    reg = slot.instances.get(inv.instanceId);
+    if (reg === undefined) {
+      return failure(core, inv, 'CAPABILITY_NOT_FOUND', `"${inv.capabilityId}" has no instance ${quote(inv.instanceId)}; take a new snapshot.`, {
+        instances: listInstances(slot.instances),
+      });
+    }
+  } else if (slot.only !== undefined) {
+    reg = slot.only;
+  } else if (inv.registrationId !== undefined) {
+    for (const candidate of slot.instances.values()) {
+      if (candidate.id === inv.registrationId) {
+        reg = candidate;
+        break;
+      }
+    }
+    if (reg === undefined) return stale(core, inv, `registration ${quote(inv.registrationId)} of "${inv.capabilityId}" is no longer current`);
+  } else {
+    return failure(
+      core,
+      inv,
+      'AMBIGUOUS_INSTANCE',
+      `"${inv.capabilityId}" has ${slot.instances.size} instances: say which one with instanceId.`,
+      { instances: listInstances(slot.instances), count: slot.instances.size },
+    );
+  }
+  if (core.hasDiscover && !discoverable(core.policies, inv.consumer!, reg.descriptor())) return notFound(core, inv);
+  if (inv.registrationId !== undefined && inv.registrationId !== reg.id) {
+    return stale(core, inv, `registration ${quote(inv.registrationId)} of "${inv.capabilityId}" is no longer current`);
+  }
+  inv.reg = reg;
+  const info = reg.info;
+
+  // 3. Staleness
+  if (inv.surfaceVersion !== undefined) {
+    const seen = core.parseVersion(inv.surfaceVersion);
+    if (seen < 0) return stale(core, inv, `surfaceVersion ${quote(inv.surfaceVersion)} is not a version of this surface`);
+    if (seen < reg.changedAt || seen > core.counter) {
+      return stale(core, inv, `"${inv.capabilityId}" changed after surfaceVersion ${quote(inv.surfaceVersion)}`);
+    }
+  } else if (info.requiresVersion) {
+    return stale(
+      core,
+      inv,
+      `"${inv.capabilityId}" has the effect "${info.contract.effect}", which needs the surfaceVersion of the snapshot the call was planned on`,
+    );
+  }
+
+  // 4. Availability
+  const state = reg.state;
+  if (!state.available) {
+    const reason = state.unavailableReason;
+    return failure(
+      core,
+      inv,
+      'CAPABILITY_NOT_AVAILABLE',
+      `"${inv.capabilityId}" is not available right now${reason !== undefined ? `: ${reason}` : ''}.`,
+      reason !== undefined ? { reason } : undefined,
+    );
+  }
+
+  // The input's shape is checked before policies see it, but reported after them (step 6).
+  const shape = checkInputShape(core, inv);
+
+  // 5. Policy
+  if (core.hasAuthorize) {
+    const denied = authorize(core, inv, reg);
+    if (denied !== undefined) return denied;
+  }
+  return shape;
+}
+
+function stale(core: RegistryCore, inv: Invocation, why: string): AgentInvocationResult {
+  return failure(core, inv, 'STALE_CAPABILITY', `The surface changed: ${why}. Take a new snapshot and plan the call again.`, {
+    surfaceVersion: core.surfaceVersion,
+  });
+}
+
+function listInstances(instances: Map<string | undefined, Registration>): JsonValue[] {
+  const out: JsonValue[] = [];
+  for (const key of instances.keys()) {
+    if (key === undefined) continue;
+    out.push(key);
+    if (out.length >= MAX_LISTED_INSTANCES) break;
+  }
+  return out.sort();
+}
+
+function authorize(core: RegistryCore, inv: Invocation, reg: Registration): AgentInvocationResult | undefined {
+  const policies = core.policies;
+  const capability = reg.descriptor();
+  for (let i = 0; i < policies.length; i++) {
+    const policy = policies[i];
+    if (typeof policy.authorize !== 'function') continue;
+    let decision: unknown;
+    try {
+      decision = policy.authorize({ consumer: inv.consumer!, capability, input: inv.args });
+    } catch (error) {
+      issueError('POLICY_THREW', `authorize:${policy.name}`, `Policy "${policy.name}" threw in authorize(); the call is refused. ${String(error)}`);
+      decision = { deny: 'the policy failed' };
+    }
+    if (decision === true) continue;
+    if (decision !== null && typeof decision === 'object') {
+      const d = decision as { deny?: unknown; requireConfirmation?: unknown };
+      if (d.requireConfirmation === true && d.deny === undefined) {
+        inv.policyConfirmation = true;
+        continue;
+      }
+      if (typeof d.deny === 'string') {
+        return failure(core, inv, 'NOT_AUTHORIZED', `Not authorized: ${d.deny}`, { policy: policy.name, reason: d.deny });
+      }
+    }
+    // Anything else is not a permission: fail closed.
+    return failure(core, inv, 'NOT_AUTHORIZED', `Not authorized by policy "${policy.name}".`, { policy: policy.name });
+  }
+  return undefined;
+}
+
+const INPUT_PROBLEM_MESSAGES: Partial<Record<string, string>> = {
+  'too-large': 'The input is too large',
+  'too-deep': 'The input is nested too deeply',
+  'proto-key': 'The input contains a "__proto__" key',
+};
+
+/** The input must be a JSON object within the limits; a missing (or null) input is `{}`. */
+function checkInputShape(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
+  const input = inv.input;
+  if (input === undefined || input === null) {
+    inv.args = {};
+    return undefined;
+  }
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    return failure(core, inv, 'INVALID_INPUT', 'The input must be a JSON object.', {
+      issues: [{ path: '', message: 'must be an object' }],
+    });
+  }
+  const check = checkJson(input, { maxBytes: core.maxInputBytes, maxDepth: MAX_INPUT_DEPTH });
+  if (!check.ok) {
+    const lead = INPUT_PROBLEM_MESSAGES[check.code] ?? 'The input is not JSON';
+    const details: JsonObject = { issues: [{ path: check.path, message: check.reason }] };
+    if (check.code === 'too-large') details.maxBytes = core.maxInputBytes;
+    return failure(core, inv, 'INVALID_INPUT', `${lead}: ${check.reason} at "${check.path}".`, details);
+  }
+  inv.args = input as JsonObject;
+  return undefined;
+}
+
+function validationFailure(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome): AgentInvocationResult | undefined {
+  if (outcome !== null && typeof outcome === 'object' && outcome.valid === true) return undefined;
+  const raw: ValidationIssue[] = Array.isArray((outcome as { issues?: unknown })?.issues) ? (outcome as { issues: ValidationIssue[] }).issues : [];
+  const issues: JsonObject[] = [];
+  for (let i = 0; i < raw.length && issues.length < MAX_ISSUES; i++) {
+    const issue = raw[i];
+    issues.push({ path: typeof issue?.path === 'string' ? issue.path : '', message: typeof issue?.message === 'string' ? issue.message : 'is invalid' });
+  }
+  if (issues.length === 0) issues.push({ path: '', message: 'does not match the input schema' });
+  const first = issues[0];
+  const said = String(first.message).replace(/\.+$/, '');
+  return failure(
+    core,
+    inv,
+    'INVALID_INPUT',
+    `The input does not match the input schema of "${inv.capabilityId}": ${first.path === '' ? 'the input' : first.path} ${said}.`,
+    { issues },
+  );
+}
+
+/** Step 7. */
+function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
+  const reg = inv.reg!;
+  const info = reg.info;
+  if (!info.confirmationRequired && !inv.policyConfirmation) return undefined;
+  const binding: ConfirmationBinding = {
+    consumer: inv.consumer!,
+    capabilityId: inv.capabilityId,
+    instanceId: reg.instanceId,
+    registrationId: reg.id,
+    invocationId: inv.invocationId,
+    canonicalInput: canonicalJson(inv.args),
+    description: info.contract.description,
+    effect: info.contract.effect,
+  };
+  const store = core.confirmations;
+  if (inv.confirmationId === undefined) {
+    const record = store.request(binding, newConfirmationId);
+    if (record === undefined) {
+      return failure(
+        core,
+        inv,
+        'RATE_LIMITED',
+        `${core.maxPendingConfirmations} confirmations are already waiting for the person; retry after they decide.`,
+        { maxPending: core.maxPendingConfirmations },
+      );
+    }
+    return confirmationRequired(core, inv, record);
+  }
+  const check = store.check(inv.confirmationId, binding);
+  if (check.ok) {
+    inv.approval = check.record;
+    return undefined;
+  }
+  if (check.reason === 'pending') return confirmationRequired(core, inv, check.record);
+  const messages = {
+    denied: 'The person denied this call.',
+    expired: 'The confirmation expired before it was used; call again to ask anew.',
+    mismatch: 'This confirmationId does not belong to this request (same consumer, capability, instance, invocationId and input).',
+  };
+  const details: JsonObject = { reason: check.reason };
+  if (check.reason === 'denied' && check.record?.reason !== undefined) details.denialReason = check.record.reason;
+  return failure(core, inv, 'CONFIRMATION_INVALID', messages[check.reason], details, check.reason === 'expired' ? 'yes' : 'no');
+}
+
+function confirmationRequired(core: RegistryCore, inv: Invocation, record: ConfirmationRecord): AgentInvocationResult {
+  return failure(
+    core,
+    inv,
+    'CONFIRMATION_REQUIRED',
+    `"${inv.capabilityId}" needs the person's confirmation. Once they approve, call again with the same invocationId and this confirmationId.`,
+    { confirmationId: record.id, expiresAt: record.expiresAt },
+  );
+}
+
+let confirmationSeq = 0;
+function newConfirmationId(): string {
+  const words = new Uint32Array(3);
+  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
+  if (c?.getRandomValues) c.getRandomValues(words);
+  else for (let i = 0; i < words.length; i++) words[i] = Math.floor(Math.random() * 0x100000000);
+  return `cf-${(++confirmationSeq).toString(36)}-${words[0].toString(36)}${words[1].toString(36)}${words[2].toString(36)}`;
+}
+
+/** Step 8 when the slot is taken: wait, unless cancelled or unmounted first. */
+async function waitInQueue(core: RegistryCore, inv: Invocation, waiter: QueueWaiter<AgentInvocationResult>): Promise<AgentInvocationResult | undefined> {
+  const signal = inv.signal;
+  let onAbort: (() => void) | undefined;
+  if (signal !== undefined) {
+    if (signal.aborted) waiter.settle(cancelled(core, inv));
+    else {
+      onAbort = () => waiter.settle(cancelled(core, inv));
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  }
+  const outcome = await waiter.promise;
+  if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
+  if (outcome === undefined) return undefined;
+  leaveQueue(inv.reg!, waiter as QueueWaiter<unknown>);
+  // The queue is drained with the code of why the registration went away.
+  if (typeof outcome === 'string') return unmounted(core, inv);
+  return outcome;
+}
+
+function cancelled(core: RegistryCore, inv: Invocation): AgentInvocationResult {
+  return failure(core, inv, 'CANCELLED', 'The call was cancelled by its caller.');
+}
+
+/** Step 9: consumes the approval, calls the handler, watches a pending promise. */
+function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
+  const reg = inv.reg!;
+  if (!reg.active) return unmounted(core, inv);
+  const signal = inv.signal;
+  if (signal !== undefined && signal.aborted) return cancelled(core, inv);
+  if (inv.approval !== undefined && !core.confirmations.consume(inv.approval)) {
+    return failure(core, inv, 'CONFIRMATION_INVALID', 'The confirmation expired before it was used; call again to ask anew.', { reason: 'expired' }, 'yes');
+  }
+  const ctx = new HandlerContext(inv);
+  inv.ctx = ctx;
+  inv.started = true;
+  let value: unknown;
+  try {
+    value = reg.info.isAction ? reg.handler!(inv.args!, ctx) : reg.read!(ctx, inv.args!);
+  } catch (error) {
+    inv.thrown = true;
+    inv.error = error;
+    return undefined;
+  }
+  let then: unknown;
+  try {
+    then = value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as PromiseLike<unknown>).then : undefined;
+  } catch (error) {
+    inv.thrown = true;
+    inv.error = error;
+    return undefined;
+  }
+  if (typeof then !== 'function') {
+    // A synchronous handler that removed its own registration still ran, but its page is gone.
+    if (!reg.active) inv.abortCode = 'COMPONENT_UNMOUNTED';
+    inv.value = value;
+    return undefined;
+  }
+  const execution = new Execution(core, inv, now() + reg.info.contract.timeoutMs);
+  core.deadlines.add(execution);
+  (reg.executions ??= new Set()).add(execution);
+  if (signal !== undefined) signal.addEventListener('abort', execution.onAbort);
+  if (!reg.active) execution.abort('COMPONENT_UNMOUNTED');
+  try {
+    (then as PromiseLike<unknown>['then']).call(value, execution.onValue, execution.onError);
+  } catch (error) {
+    execution.onError(error);
+  }
+  inv.pending = execution.promise;
+  return undefined;
+}
+
+const ABORT_MESSAGES: Record<AbortCode, string> = {
+  TIMEOUT: 'did not finish in time',
+  CANCELLED: 'was cancelled by its caller',
+  COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
+};
+
+/** The result of a finished handler call: errors, output checks. */
+function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResult | Promise<AgentInvocationResult> {
+  const code = inv.abortCode;
+  if (code !== undefined) {
+    const details: JsonObject | undefined = code === 'TIMEOUT' ? { timeoutMs: inv.reg!.info.contract.timeoutMs } : undefined;
+    return failure(core, inv, code, `"${inv.capabilityId}" ${ABORT_MESSAGES[code]}.`, details);
+  }
+  if (inv.thrown) return handlerFailure(core, inv, inv.error);
+  const value = inv.value === undefined ? null : inv.value;
+  const check = checkJson(value, { maxBytes: core.maxOutputBytes });
+  if (!check.ok) {
+    inv.setCause(new TypeError(`The output of "${inv.capabilityId}" is not usable: ${check.reason} at "${check.path}"`));
+    return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that cannot be returned.`, {
+      reason: check.code === 'too-large' ? 'output-too-large' : 'output-not-json',
+    });
+  }
+  const validate = inv.reg!.info.validateOutput;
+  if (validate !== undefined) {
+    let outcome: ValidationOutcome | Promise<ValidationOutcome>;
+    try {
+      outcome = validate(value as JsonValue);
+    } catch (error) {
+      return outputInvalid(core, inv, error);
+    }
+    if (isThenable(outcome)) {
+      return outcome.then(
+        (o) => outputVerdict(core, inv, o, value as JsonValue),
+        (error: unknown) => outputInvalid(core, inv, error),
+      );
+    }
+    return outputVerdict(core, inv, outcome, value as JsonValue);
+  }
+  return { ok: true, output: value as JsonValue, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
+}
+
+function outputVerdict(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome, value: JsonValue): AgentInvocationResult {
+  if (outcome?.valid === true) return { ok: true, output: value, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
+  return outputInvalid(core, inv, (outcome as { issues?: unknown })?.issues);
+}
+
+function outputInvalid(core: RegistryCore, inv: Invocation, problem: unknown): AgentInvocationResult {
+  inv.setCause(
+    problem instanceof Error
+      ? problem
+      : Object.assign(new TypeError(`The output of "${inv.capabilityId}" does not match its outputSchema`), { issues: problem }),
+  );
+  return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that does not match its output schema.`, {
+    reason: 'output-invalid',
+  });
+}
+
+const AGENT_ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(DEFAULT_RETRY));
+const RETRIES: ReadonlySet<string> = new Set(['no', 'yes', 'after-refresh', 'after-delay', 'with-confirmation', 'with-changes']);
+
+/** A thrown `AgentSurfaceError` reaches the agent as is; anything else becomes a generic failure. */
+function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
+  inv.setCause(error);
+  // Also accept errors from another copy of this module (a CDN bundle next to the npm package).
+  if (error instanceof AgentSurfaceError || (error instanceof Error && error.name === 'AgentSurfaceError')) {
+    const e = error as AgentSurfaceError;
+    if (AGENT_ERROR_CODES.has(e.code) && typeof e.message === 'string') {
+      const retry = RETRIES.has(e.retry) ? e.retry : DEFAULT_RETRY[e.code];
+      const details = e.details !== undefined && checkJson(e.details, { maxBytes: core.maxOutputBytes }).ok && isObject(e.details) ? e.details : undefined;
+      return failure(core, inv, e.code, e.message, details, retry);
+    }
+  }
+  return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" failed while running.`, { reason: 'handler-threw' });
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isThenable<T>(value: T | Promise<T> | PromiseLike<T>): value is PromiseLike<T> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<T>).then === 'function';
+}

@@ -1,0 +1,744 @@
+/**
+ * `createAgentSurfaceRegistry` (DESIGN section 3): the execution authority of the kit. It admits
+ * registrations through an authority, keeps the model-visible surface (versioned, memoized
+ * snapshots) and runs every call through one pipeline (`invoke.ts`). Projections use only the
+ * public object returned here: `snapshot`, `invoke`, `confirmations`, `on`.
+ */
+import { parseCapabilityId } from './capability-id.js';
+import { ConfirmationStore } from './confirmations.js';
+import { issueError } from './dev.js';
+import { AgentSurfaceDefinitionError } from './errors.js';
+import { IdempotencyStore } from './idempotency.js';
+import { DeadlineTimer, type Execution, type Invocation, runInvocation } from './invoke.js';
+import { drainQueue, type QueueWaiter, type SerialSlot } from './queue.js';
+import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
+import type {
+  AgentConsumer,
+  AgentInvocationResult,
+  AgentSurfaceAuthority,
+  AgentSurfacePolicy,
+  AgentSurfaceRegistry,
+  CapabilityDescriptor,
+  CapabilityHandler,
+  CapabilityPlane,
+  CapabilityState,
+  ConfirmationsApi,
+  DefinitionErrorPayload,
+  InvokeRequest,
+  NormalizedContract,
+  ObservationReader,
+  RegisterOptions,
+  RegistrationHandle,
+  RegistryEventMap,
+  RegistryLimits,
+  RegistryOptions,
+  SnapshotContext,
+  SurfaceSnapshot,
+  ValueValidator,
+} from './types.js';
+
+/** The defaults of `RegistryLimits` (DESIGN section 3). */
+export const DEFAULT_LIMITS: Readonly<Required<RegistryLimits>> = Object.freeze({
+  confirmationTtlMs: 120_000,
+  maxPendingConfirmations: 32,
+  queueDepth: 2,
+  maxInputBytes: 64 * 1024,
+  maxOutputBytes: 32 * 1024,
+  idempotencyEntries: 200,
+  idempotencyTtlMs: 600_000,
+});
+
+/** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
+const VERSION_REQUIRED_EFFECTS = new Set(['destructive', 'external-side-effect']);
+
+const EVENT_TYPES: ReadonlySet<string> = new Set(['surface-changed', 'invocation', 'confirmation', 'refused']);
+
+/**
+ * What the registry derives once per admitted contract. Shared by every registration of the same
+ * authorized contract object (a compiler authority hands out one frozen object per id), so ten
+ * thousand instances of one contract cost one of these.
+ */
+export interface ContractInfo {
+  readonly contract: NormalizedContract;
+  readonly token: string;
+  readonly validateInput: ValueValidator;
+  readonly validateOutput: ValueValidator | undefined;
+  readonly plane: CapabilityPlane;
+  readonly serial: boolean;
+  readonly requiresVersion: boolean;
+  readonly confirmationRequired: boolean;
+  readonly isAction: boolean;
+}
+
+const contractInfos = new WeakMap<object, ContractInfo>();
+
+function contractInfo(contract: NormalizedContract, token: string, validateInput: ValueValidator, validateOutput: ValueValidator | undefined): ContractInfo {
+  const known = contractInfos.get(contract);
+  if (known !== undefined && known.token === token && known.validateInput === validateInput && known.validateOutput === validateOutput) {
+    return known;
+  }
+  const parsed = parseCapabilityId(contract.id);
+  const info: ContractInfo = Object.freeze({
+    contract: deepFreeze(contract),
+    token,
+    validateInput,
+    validateOutput,
+    plane: parsed.ok ? parsed.plane : contract.id.startsWith('view:') ? 'view' : 'domain',
+    serial: contract.concurrency === 'serial',
+    requiresVersion: VERSION_REQUIRED_EFFECTS.has(contract.effect),
+    confirmationRequired: contract.confirmation === 'required',
+    isAction: contract.kind === 'action',
+  });
+  contractInfos.set(contract, info);
+  return info;
+}
+
+/** One registered capability instance: the registry's record, never handed out. */
+export class Registration implements SerialSlot {
+  readonly id: string;
+  readonly capabilityId: string;
+  readonly instanceId: string | undefined;
+  readonly info: ContractInfo;
+  readonly handler: CapabilityHandler | undefined;
+  readonly read: ObservationReader | undefined;
+  state: CapabilityState;
+  /** The surface counter at this registration's last model-visible change. */
+  changedAt: number;
+  active = true;
+  // SerialSlot
+  running = false;
+  waiting: QueueWaiter<unknown>[] | undefined = undefined;
+  /** Calls whose handler returned a pending promise. */
+  executions: Set<Execution> | undefined = undefined;
+  #descriptor: CapabilityDescriptor | undefined = undefined;
+
+  constructor(
+    id: string,
+    info: ContractInfo,
+    instanceId: string | undefined,
+    handler: CapabilityHandler | undefined,
+    read: ObservationReader | undefined,
+    state: CapabilityState,
+    changedAt: number,
+  ) {
+    this.id = id;
+    this.capabilityId = info.contract.id;
+    this.instanceId = instanceId;
+    this.info = info;
+    this.handler = handler;
+    this.read = read;
+    this.state = state;
+    this.changedAt = changedAt;
+  }
+
+  /** The frozen descriptor of the current state, built once per change. */
+  descriptor(): CapabilityDescriptor {
+    if (this.#descriptor !== undefined) return this.#descriptor;
+    const c = this.info.contract;
+    const d: CapabilityDescriptor = {
+      capabilityId: c.id,
+      ...(this.instanceId !== undefined ? { instanceId: this.instanceId } : {}),
+      registrationId: this.id,
+      plane: this.info.plane,
+      kind: c.kind,
+      effect: c.effect,
+      confirmation: c.confirmation,
+      description: c.description,
+      inputSchema: c.inputSchema,
+      ...(c.outputSchema !== undefined ? { outputSchema: c.outputSchema } : {}),
+      untrustedOutput: c.untrustedOutput,
+      state: this.state,
+    };
+    return (this.#descriptor = Object.freeze(d));
+  }
+
+  setState(state: CapabilityState, changedAt: number): void {
+    this.state = state;
+    this.changedAt = changedAt;
+    this.#descriptor = undefined;
+  }
+}
+
+/** The registrations of one capability id. `only` is set while there is exactly one. */
+interface CapabilitySlot {
+  instances: Map<string | undefined, Registration>;
+  only: Registration | undefined;
+}
+
+type Listener<K extends keyof RegistryEventMap> = (event: RegistryEventMap[K]) => void;
+
+function randomNonce(): string {
+  const words = new Uint32Array(2);
+  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
+  if (c?.getRandomValues) c.getRandomValues(words);
+  else for (let i = 0; i < words.length; i++) words[i] = Math.floor(Math.random() * 0x100000000);
+  return words[0].toString(36) + words[1].toString(36).padStart(7, '0');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+function positiveLimit(limits: RegistryLimits, key: keyof RegistryLimits): number {
+  const value = limits[key];
+  if (value === undefined) return DEFAULT_LIMITS[key];
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+    throw new TypeError(`createAgentSurfaceRegistry: limits.${key} must be a positive finite number, got ${String(value)}`);
+  }
+  return key === 'queueDepth' ? Math.floor(value) : value;
+}
+
+function checkPolicies(policies: unknown, where: string): readonly AgentSurfacePolicy[] {
+  if (policies === undefined || policies === null) return Object.freeze([]);
+  if (!Array.isArray(policies)) throw new TypeError(`${where}: policies must be an array of { name, discover?, authorize? }`);
+  for (const p of policies as unknown[]) {
+    const policy = p as AgentSurfacePolicy | null;
+    if (policy === null || typeof policy !== 'object' || typeof policy.name !== 'string' || policy.name === '') {
+      throw new TypeError(`${where}: every policy needs a non-empty string name`);
+    }
+    if (policy.discover !== undefined && typeof policy.discover !== 'function') {
+      throw new TypeError(`${where}: policy "${policy.name}" has a discover that is not a function`);
+    }
+    if (policy.authorize !== undefined && typeof policy.authorize !== 'function') {
+      throw new TypeError(`${where}: policy "${policy.name}" has an authorize that is not a function`);
+    }
+  }
+  return Object.freeze([...(policies as AgentSurfacePolicy[])]);
+}
+
+function isConsumer(value: unknown): value is AgentConsumer {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AgentConsumer).id === 'string' &&
+    (value as AgentConsumer).id !== '' &&
+    typeof (value as AgentConsumer).kind === 'string'
+  );
+}
+
+function normalizeState(state: unknown, base: CapabilityState, where: string): CapabilityState {
+  if (state === undefined || state === null) return base;
+  if (typeof state !== 'object') throw new TypeError(`${where}: state must be an object { available?, unavailableReason?, note? }`);
+  const s = state as Partial<CapabilityState>;
+  const next: { available: boolean; unavailableReason?: string; note?: string } = { available: base.available };
+  if (base.unavailableReason !== undefined) next.unavailableReason = base.unavailableReason;
+  if (base.note !== undefined) next.note = base.note;
+  if ('available' in s && s.available !== undefined) {
+    if (typeof s.available !== 'boolean') throw new TypeError(`${where}: state.available must be a boolean`);
+    next.available = s.available;
+  }
+  for (const key of ['unavailableReason', 'note'] as const) {
+    if (!(key in s)) continue;
+    const value = s[key];
+    if (value === undefined || value === null || value === '') delete next[key];
+    else if (typeof value !== 'string') throw new TypeError(`${where}: state.${key} must be a string`);
+    else next[key] = value;
+  }
+  // A reason only means something while the capability is unavailable.
+  if (next.available) delete next.unavailableReason;
+  return next;
+}
+
+function sameState(a: CapabilityState, b: CapabilityState): boolean {
+  return a.available === b.available && a.unavailableReason === b.unavailableReason && a.note === b.note;
+}
+
+const AVAILABLE: CapabilityState = Object.freeze({ available: true });
+
+/**
+ * The registry's state and the operations the pipeline needs. Internal: the public object is
+ * `RegistryFacade`, which exposes only `AgentSurfaceRegistry`.
+ */
+export class RegistryCore {
+  readonly authority: AgentSurfaceAuthority | undefined;
+  policies: readonly AgentSurfacePolicy[];
+  hasDiscover: boolean;
+  hasAuthorize: boolean;
+
+  readonly confirmationTtlMs: number;
+  readonly maxPendingConfirmations: number;
+  readonly queueDepth: number;
+  readonly maxInputBytes: number;
+  readonly maxOutputBytes: number;
+
+  readonly nonce: string;
+  readonly versionPrefix: string;
+  /** Bumped on every model-visible change. */
+  counter = 0;
+  #version: string | undefined;
+  #notifyScheduled = false;
+
+  readonly slots = new Map<string, CapabilitySlot>();
+  /** Every registration, in descriptor order. */
+  readonly ordered: Registration[] = [];
+  readonly snapshots = new SnapshotCache();
+  readonly idempotency: IdempotencyStore<Invocation>;
+  readonly confirmations: ConfirmationStore;
+  readonly deadlines = new DeadlineTimer();
+  disposed = false;
+  #registrationSeq = 0;
+
+  readonly listeners: { [K in keyof RegistryEventMap]: readonly Listener<K>[] } = {
+    'surface-changed': [],
+    invocation: [],
+    confirmation: [],
+    refused: [],
+  };
+
+  constructor(options: RegistryOptions) {
+    const authority = options.authority;
+    if (authority !== undefined && authority !== null && (typeof authority !== 'object' || typeof authority.admit !== 'function')) {
+      throw new TypeError(
+        'createAgentSurfaceRegistry: authority must come from createCompilerAuthority({ manifest, validators }) or devAuthority()',
+      );
+    }
+    this.authority = authority ?? undefined;
+    this.policies = checkPolicies(options.policies, 'createAgentSurfaceRegistry');
+    this.hasDiscover = this.policies.some((p) => typeof p.discover === 'function');
+    this.hasAuthorize = this.policies.some((p) => typeof p.authorize === 'function');
+    const limits = options.limits ?? {};
+    if (typeof limits !== 'object') throw new TypeError('createAgentSurfaceRegistry: limits must be an object');
+    this.confirmationTtlMs = positiveLimit(limits, 'confirmationTtlMs');
+    this.maxPendingConfirmations = positiveLimit(limits, 'maxPendingConfirmations');
+    this.queueDepth = positiveLimit(limits, 'queueDepth');
+    this.maxInputBytes = positiveLimit(limits, 'maxInputBytes');
+    this.maxOutputBytes = positiveLimit(limits, 'maxOutputBytes');
+    this.idempotency = new IdempotencyStore(positiveLimit(limits, 'idempotencyEntries'), positiveLimit(limits, 'idempotencyTtlMs'));
+    this.nonce = randomNonce();
+    this.versionPrefix = `sv-${this.nonce}-`;
+    this.confirmations = new ConfirmationStore({
+      ttlMs: this.confirmationTtlMs,
+      maxPending: this.maxPendingConfirmations,
+      emit: (event) => this.emit('confirmation', event),
+    });
+  }
+
+  // -- versions and events -------------------------------------------------------------------
+
+  get surfaceVersion(): string {
+    return (this.#version ??= this.versionPrefix + this.counter);
+  }
+
+  /**
+   * The counter a version string stands for, or -1 when it is not one of this registry's
+   * versions (another page load, another registry, garbage).
+   */
+  parseVersion(version: string): number {
+    const prefix = this.versionPrefix;
+    if (version.length <= prefix.length || version.length > prefix.length + 15 || !version.startsWith(prefix)) return -1;
+    let n = 0;
+    for (let i = prefix.length; i < version.length; i++) {
+      const c = version.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return -1;
+      n = n * 10 + c;
+    }
+    return n;
+  }
+
+  /** Records a model-visible change; listeners hear about it once per microtask. */
+  touch(): number {
+    this.counter++;
+    this.#version = undefined;
+    if (!this.#notifyScheduled && this.listeners['surface-changed'].length > 0) {
+      this.#notifyScheduled = true;
+      queueMicrotask(() => {
+        this.#notifyScheduled = false;
+        if (!this.disposed) this.emit('surface-changed', { type: 'surface-changed', surfaceVersion: this.surfaceVersion });
+      });
+    }
+    return this.counter;
+  }
+
+  emit<K extends keyof RegistryEventMap>(type: K, event: RegistryEventMap[K]): void {
+    const listeners = this.listeners[type] as readonly Listener<K>[];
+    for (let i = 0; i < listeners.length; i++) {
+      try {
+        listeners[i](event);
+      } catch (error) {
+        console.error(`[agent-surface-kit] a "${type}" listener threw`, error);
+      }
+    }
+  }
+
+  on<K extends keyof RegistryEventMap>(type: K, listener: Listener<K>): () => void {
+    if (!EVENT_TYPES.has(type)) {
+      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${[...EVENT_TYPES].join(', ')}`);
+    }
+    if (typeof listener !== 'function') throw new TypeError(`registry.on("${type}", listener): listener must be a function`);
+    if (this.disposed) return () => {};
+    // Copy on write: an emit in progress keeps iterating the list it started with.
+    (this.listeners as Record<string, readonly unknown[]>)[type] = [...this.listeners[type], listener];
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      const list = this.listeners[type] as readonly Listener<K>[];
+      const i = list.indexOf(listener);
+      if (i >= 0) (this.listeners as Record<string, readonly unknown[]>)[type] = [...list.slice(0, i), ...list.slice(i + 1)];
+    };
+  }
+
+  // -- registration --------------------------------------------------------------------------
+
+  #refuse(error: DefinitionErrorPayload, capabilityId: string, instanceId: string | undefined, logKey: string): never {
+    issueError(error.code, logKey, error.message);
+    this.emit('refused', {
+      type: 'refused',
+      capabilityId,
+      ...(instanceId !== undefined ? { instanceId } : {}),
+      error,
+    });
+    throw new AgentSurfaceDefinitionError(error.code, error.message, error.details);
+  }
+
+  register(options: RegisterOptions): RegistrationHandle {
+    if (this.disposed) {
+      throw new AgentSurfaceDefinitionError(
+        'INVALID_REGISTRATION',
+        'register(): this registry was disposed. Create a new registry (or stop registering once you dispose it).',
+      );
+    }
+    if (options === null || typeof options !== 'object') {
+      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(options): options must be an object { contract, token, handler | read, instanceId?, state? }');
+    }
+    const { contract, token, instanceId, handler, read, state } = options;
+    if (contract === null || typeof contract !== 'object') {
+      throw new AgentSurfaceDefinitionError('INVALID_CONTRACT', 'register(options): options.contract is missing; pass the capability contract { id, kind, effect, description, … }');
+    }
+    const declaredId = typeof contract.id === 'string' ? contract.id : String(contract.id);
+    if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId === '')) {
+      this.#refuse(
+        { code: 'INVALID_REGISTRATION', message: `register(): the instanceId of "${declaredId}" must be a non-empty string (or omitted)` },
+        declaredId,
+        undefined,
+        `instance:${declaredId}`,
+      );
+    }
+    if (handler !== undefined && typeof handler !== 'function') {
+      this.#refuse({ code: 'INVALID_REGISTRATION', message: `register(): the handler of "${declaredId}" must be a function` }, declaredId, instanceId, `handler:${declaredId}`);
+    }
+    if (read !== undefined && typeof read !== 'function') {
+      this.#refuse({ code: 'INVALID_REGISTRATION', message: `register(): the read of "${declaredId}" must be a function` }, declaredId, instanceId, `read:${declaredId}`);
+    }
+    const initialState = normalizeState(state, AVAILABLE, `register("${declaredId}")`);
+
+    // Admission: the authority decides; without one, nothing is admitted.
+    const authority = this.authority;
+    if (authority === undefined) {
+      this.#refuse(
+        {
+          code: 'UNAUTHORIZED_CONTRACT',
+          message:
+            `Capability "${declaredId}" was not registered: this registry has no authority, so it admits nothing. ` +
+            'Pass { authority: createCompilerAuthority({ manifest, validators }) } (from the module `agent-surface compile` writes) ' +
+            'to createAgentSurfaceRegistry(), or devAuthority() while developing.',
+          details: { capabilityId: declaredId, reason: 'no-authority' },
+        },
+        declaredId,
+        instanceId,
+        `no-authority:${declaredId}`,
+      );
+    }
+    let admission;
+    try {
+      admission = authority.admit(contract, token);
+    } catch (error) {
+      this.#refuse(
+        { code: 'INVALID_CONTRACT', message: `Capability "${declaredId}" was not registered: the authority failed on it (${String((error as Error)?.message ?? error)})` },
+        declaredId,
+        instanceId,
+        `admit-threw:${declaredId}`,
+      );
+    }
+    if (admission === null || typeof admission !== 'object' || admission.ok !== true) {
+      const error: DefinitionErrorPayload =
+        admission && typeof admission === 'object' && admission.ok === false && admission.error
+          ? admission.error
+          : { code: 'UNAUTHORIZED_CONTRACT', message: `Capability "${declaredId}" was not admitted by the authority.` };
+      this.#refuse(error, declaredId, instanceId, `${declaredId}\u0000${String(token)}\u0000${error.message}`);
+    }
+    const info = contractInfo(admission.contract, admission.token, admission.validateInput, admission.validateOutput);
+    const id = info.contract.id;
+
+    if (info.isAction) {
+      if (handler === undefined) {
+        this.#refuse(
+          { code: 'INVALID_REGISTRATION', message: `Action "${id}" needs a handler(input, ctx) that performs it.` },
+          id,
+          instanceId,
+          `no-handler:${id}`,
+        );
+      }
+      if (read !== undefined) {
+        this.#refuse(
+          { code: 'INVALID_REGISTRATION', message: `Action "${id}" was given read(); actions are answered by handler(input, ctx), observations by read(ctx).` },
+          id,
+          instanceId,
+          `action-read:${id}`,
+        );
+      }
+    } else {
+      if (read === undefined) {
+        this.#refuse(
+          {
+            code: 'INVALID_REGISTRATION',
+            message: `Observation "${id}" needs read(ctx) that returns its value${handler !== undefined ? ' (observations take read, not handler)' : ''}.`,
+          },
+          id,
+          instanceId,
+          `no-read:${id}`,
+        );
+      }
+      if (handler !== undefined) {
+        this.#refuse(
+          { code: 'INVALID_REGISTRATION', message: `Observation "${id}" was given a handler; observations are answered by read(ctx), actions by handler(input, ctx).` },
+          id,
+          instanceId,
+          `observation-handler:${id}`,
+        );
+      }
+    }
+
+    let slot = this.slots.get(id);
+    const existing = slot?.instances.get(instanceId);
+    if (existing !== undefined) {
+      this.#refuse(
+        {
+          code: 'DUPLICATE_REGISTRATION',
+          message:
+            `Capability "${id}"${instanceId !== undefined ? ` instance "${instanceId}"` : ''} is already registered ` +
+            `(registration ${existing.id}). Unregister the existing handle first, or give each instance its own instanceId.`,
+          details: { capabilityId: id, ...(instanceId !== undefined ? { instanceId } : {}), registrationId: existing.id },
+        },
+        id,
+        instanceId,
+        `duplicate:${id}\u0000${instanceId ?? ''}`,
+      );
+    }
+
+    const changedAt = this.touch();
+    const registration = new Registration(
+      `reg-${this.nonce}-${(++this.#registrationSeq).toString(36)}`,
+      info,
+      instanceId,
+      handler,
+      read,
+      initialState === AVAILABLE ? AVAILABLE : Object.freeze(initialState),
+      changedAt,
+    );
+    if (slot === undefined) {
+      slot = { instances: new Map(), only: undefined };
+      this.slots.set(id, slot);
+    }
+    slot.instances.set(instanceId, registration);
+    slot.only = slot.instances.size === 1 ? registration : undefined;
+    this.#insertOrdered(registration);
+    return new Handle(this, registration);
+  }
+
+  #indexOf(registration: Registration): number {
+    const list = this.ordered;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareRegistrations(list[mid], registration) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  #insertOrdered(registration: Registration): void {
+    const list = this.ordered;
+    // Registrations often arrive in order (a page renders top to bottom): append without searching.
+    const last = list.length > 0 ? list[list.length - 1] : undefined;
+    if (last === undefined || compareRegistrations(last, registration) < 0) list.push(registration);
+    else list.splice(this.#indexOf(registration), 0, registration);
+  }
+
+  update(registration: Registration, state: Partial<CapabilityState>): void {
+    if (!registration.active) return;
+    const next = normalizeState(state, registration.state, `update("${registration.capabilityId}")`);
+    if (sameState(next, registration.state)) return;
+    registration.setState(Object.freeze(next), this.counter + 1);
+    this.touch();
+  }
+
+  unregister(registration: Registration, code: 'COMPONENT_UNMOUNTED' = 'COMPONENT_UNMOUNTED'): void {
+    if (!registration.active) return;
+    registration.active = false;
+    const slot = this.slots.get(registration.capabilityId);
+    if (slot !== undefined && slot.instances.get(registration.instanceId) === registration) {
+      slot.instances.delete(registration.instanceId);
+      if (slot.instances.size === 0) this.slots.delete(registration.capabilityId);
+      else slot.only = slot.instances.size === 1 ? slot.instances.values().next().value : undefined;
+    }
+    const list = this.ordered;
+    const last = list.length - 1;
+    if (last >= 0 && list[last] === registration) list.pop();
+    else {
+      const i = this.#indexOf(registration);
+      if (list[i] === registration) list.splice(i, 1);
+    }
+    this.touch();
+    this.#stopCalls(registration, code);
+    this.confirmations.expireRegistration(registration.id);
+  }
+
+  /** Ends running and queued calls of a registration that went away. */
+  #stopCalls(registration: Registration, code: 'COMPONENT_UNMOUNTED'): void {
+    const executions = registration.executions;
+    if (executions !== undefined) {
+      for (const execution of [...executions]) execution.abort(code);
+    }
+    drainQueue(registration, code);
+  }
+
+  // -- snapshot, invoke, dispose -------------------------------------------------------------
+
+  snapshot(context: SnapshotContext): SurfaceSnapshot {
+    if (context === null || typeof context !== 'object' || !isConsumer(context.consumer)) {
+      throw new TypeError('registry.snapshot({ consumer, scope? }): consumer must be { id: non-empty string, kind: string }');
+    }
+    if (context.scope !== undefined && context.scope !== null && !Array.isArray(context.scope)) {
+      throw new TypeError('registry.snapshot({ consumer, scope? }): scope must be an array of strings');
+    }
+    const key = SnapshotCache.key(context);
+    const counter = this.counter;
+    const hit = this.snapshots.get(counter, key);
+    if (hit !== undefined) return hit;
+    const snapshot = buildSnapshot(this.ordered, context, this.policies, this.surfaceVersion);
+    this.snapshots.set(counter, key, snapshot);
+    return snapshot;
+  }
+
+  setPolicies(policies: readonly AgentSurfacePolicy[]): void {
+    const checked = checkPolicies(policies, 'registry.setPolicies');
+    if (this.disposed) return;
+    this.policies = checked;
+    this.hasDiscover = checked.some((p) => typeof p.discover === 'function');
+    this.hasAuthorize = checked.some((p) => typeof p.authorize === 'function');
+    this.touch();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const registration of this.ordered) registration.active = false;
+    for (const registration of this.ordered) this.#stopCalls(registration, 'COMPONENT_UNMOUNTED');
+    this.ordered.length = 0;
+    this.slots.clear();
+    this.confirmations.dispose();
+    this.idempotency.clear();
+    this.snapshots.clear();
+    this.deadlines.dispose();
+    this.counter++;
+    this.#version = undefined;
+    for (const type of EVENT_TYPES) (this.listeners as Record<string, readonly unknown[]>)[type] = [];
+  }
+}
+
+/** The handle `register()` returns. */
+class Handle implements RegistrationHandle {
+  readonly registrationId: string;
+  readonly capabilityId: string;
+  readonly instanceId?: string;
+  readonly #core: RegistryCore;
+  readonly #registration: Registration;
+
+  constructor(core: RegistryCore, registration: Registration) {
+    this.registrationId = registration.id;
+    this.capabilityId = registration.capabilityId;
+    if (registration.instanceId !== undefined) this.instanceId = registration.instanceId;
+    this.#core = core;
+    this.#registration = registration;
+  }
+
+  /** Whether the registration is still live. */
+  get active(): boolean {
+    return this.#registration.active;
+  }
+
+  update(state: Partial<CapabilityState>): void {
+    this.#core.update(this.#registration, state);
+  }
+
+  unregister(): void {
+    this.#core.unregister(this.#registration);
+  }
+}
+
+/** The public registry object: exactly `AgentSurfaceRegistry`, nothing internal. */
+class RegistryFacade implements AgentSurfaceRegistry {
+  readonly #core: RegistryCore;
+  readonly confirmations: ConfirmationsApi;
+
+  constructor(core: RegistryCore) {
+    this.#core = core;
+    const store = core.confirmations;
+    this.confirmations = Object.freeze({
+      list: store.list,
+      subscribe: store.subscribe,
+      approve: store.approve,
+      deny: store.deny,
+      waitFor: store.waitFor,
+    });
+    // Methods are often passed around detached (`const { invoke } = registry`).
+    this.invoke = this.invoke.bind(this);
+    this.snapshot = this.snapshot.bind(this);
+    this.register = this.register.bind(this);
+    this.on = this.on.bind(this);
+  }
+
+  get surfaceVersion(): string {
+    return this.#core.surfaceVersion;
+  }
+
+  get authority(): AgentSurfaceAuthority | undefined {
+    return this.#core.authority;
+  }
+
+  get disposed(): boolean {
+    return this.#core.disposed;
+  }
+
+  register(options: RegisterOptions): RegistrationHandle {
+    return this.#core.register(options);
+  }
+
+  snapshot(context: SnapshotContext): SurfaceSnapshot {
+    return this.#core.snapshot(context);
+  }
+
+  invoke(request: InvokeRequest): Promise<AgentInvocationResult> {
+    return runInvocation(this.#core, request);
+  }
+
+  on<K extends keyof RegistryEventMap>(type: K, listener: (event: RegistryEventMap[K]) => void): () => void {
+    return this.#core.on(type, listener);
+  }
+
+  setPolicies(policies: readonly AgentSurfacePolicy[]): void {
+    this.#core.setPolicies(policies);
+  }
+
+  dispose(): void {
+    this.#core.dispose();
+  }
+}
+
+/**
+ * Creates a registry. Without an `authority` it admits nothing: pass
+ * `createCompilerAuthority({ manifest, validators })`, or `devAuthority()` while developing.
+ * Throws a `TypeError` for malformed options (a programmer's mistake).
+ */
+export function createAgentSurfaceRegistry(options: RegistryOptions = {}): AgentSurfaceRegistry {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('createAgentSurfaceRegistry(options): options must be an object { authority, policies?, limits? }');
+  }
+  return new RegistryFacade(new RegistryCore(options));
+}

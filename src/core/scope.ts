@@ -1,0 +1,83 @@
+/**
+ * Discovery scope (DESIGN section 3): a list of entries, each a segment prefix of a capability's
+ * path (`devices` matches `domain:devices.disable` and `view:devices.table.selectRows`) or a
+ * plane-qualified prefix (`view:devices`; `view:` alone is the whole plane). A capability is in
+ * scope when any entry matches. No scope, or an empty list, means no narrowing.
+ *
+ * Scope limits discovery, never authority: `invoke` does not look at it.
+ */
+
+interface ScopeEntry {
+  /** `undefined`: any plane. */
+  plane: string | undefined;
+  /** Dot-separated path prefix; `''` matches the whole plane. */
+  prefix: string;
+}
+
+/** A compiled scope: `undefined` means everything is in scope. */
+export type ScopeMatcher = ((capabilityId: string) => boolean) | undefined;
+
+function parseEntry(raw: string): ScopeEntry | undefined {
+  let entry = raw.trim();
+  if (entry === '') return undefined;
+  let plane: string | undefined;
+  const colon = entry.indexOf(':');
+  if (colon >= 0) {
+    plane = entry.slice(0, colon);
+    entry = entry.slice(colon + 1);
+  }
+  // `devices.` and `devices.*` say the same as `devices`.
+  if (entry.endsWith('.*')) entry = entry.slice(0, -2);
+  else if (entry === '*') entry = '';
+  while (entry.endsWith('.')) entry = entry.slice(0, -1);
+  if (plane === undefined && entry === '') return undefined;
+  return { plane, prefix: entry };
+}
+
+function entryMatches(entry: ScopeEntry, plane: string | undefined, path: string): boolean {
+  if (entry.plane !== undefined && entry.plane !== plane) return false;
+  const prefix = entry.prefix;
+  if (prefix === '') return true;
+  // A segment prefix: `dev` must not match `devices`.
+  return path === prefix || (path.length > prefix.length && path.startsWith(prefix) && path.charCodeAt(prefix.length) === 46);
+}
+
+function splitId(capabilityId: string): [plane: string | undefined, path: string] {
+  const colon = capabilityId.indexOf(':');
+  return colon < 0 ? [undefined, capabilityId] : [capabilityId.slice(0, colon), capabilityId.slice(colon + 1)];
+}
+
+/**
+ * Compiles a scope list once for many ids. Returns `undefined` when the scope does not narrow
+ * anything (absent, empty, or only blank entries), so callers can skip matching entirely.
+ * Entries that are not strings are ignored.
+ */
+export function compileScope(scope: readonly string[] | undefined | null): ScopeMatcher {
+  if (!scope || !Array.isArray(scope) || scope.length === 0) return undefined;
+  const entries: ScopeEntry[] = [];
+  for (const raw of scope) {
+    if (typeof raw !== 'string') continue;
+    const entry = parseEntry(raw);
+    if (entry) entries.push(entry);
+  }
+  if (entries.length === 0) return undefined;
+  return (capabilityId: string) => {
+    const [plane, path] = splitId(capabilityId);
+    for (const entry of entries) if (entryMatches(entry, plane, path)) return true;
+    return false;
+  };
+}
+
+/** Whether `capabilityId` is inside `scope` (an absent or empty scope contains everything). */
+export function matchesScope(capabilityId: string, scope: readonly string[] | undefined | null): boolean {
+  const matcher = compileScope(scope);
+  return matcher === undefined || matcher(capabilityId);
+}
+
+/** A memo key for a scope list: equal lists give equal keys. */
+export function scopeKey(scope: readonly string[] | undefined | null): string {
+  if (!scope || !Array.isArray(scope) || scope.length === 0) return '';
+  let key = '';
+  for (let i = 0; i < scope.length; i++) key += (i === 0 ? '' : '\u0001') + String(scope[i]);
+  return key;
+}

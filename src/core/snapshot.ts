@@ -1,0 +1,107 @@
+/**
+ * Snapshots (DESIGN section 3): what one consumer may discover at one surface version. Descriptors
+ * are frozen, built once per registration change and shared by every snapshot; the list is sorted
+ * by capability id, then instance id (code-unit order, so the same on every engine). Snapshots are
+ * memoized per (version, consumer, scope): a repeated call returns the very same frozen object.
+ */
+import { issueError } from './dev.js';
+import { compileScope, scopeKey } from './scope.js';
+import type { AgentConsumer, AgentSurfacePolicy, CapabilityDescriptor, SnapshotContext, SurfaceSnapshot } from './types.js';
+
+/** What a snapshot needs from a registration. */
+export interface SnapshotSource {
+  readonly capabilityId: string;
+  descriptor(): CapabilityDescriptor;
+}
+
+/** Snapshots kept per surface version; more distinct (consumer, scope) pairs start over. */
+const MAX_MEMO = 64;
+
+const EMPTY: readonly CapabilityDescriptor[] = Object.freeze([]);
+
+/**
+ * Whether every policy lets `consumer` discover `capability`. A policy that throws hides it
+ * (fail closed) and is reported once.
+ */
+export function discoverable(
+  policies: readonly AgentSurfacePolicy[],
+  consumer: AgentConsumer,
+  capability: CapabilityDescriptor,
+): boolean {
+  for (let i = 0; i < policies.length; i++) {
+    const policy = policies[i];
+    if (typeof policy.discover !== 'function') continue;
+    let visible: unknown;
+    try {
+      visible = policy.discover({ consumer, capability });
+    } catch (error) {
+      issueError('POLICY_THREW', `discover:${policy.name}`, `Policy "${policy.name}" threw in discover(); the capability stays hidden. ${String(error)}`);
+      return false;
+    }
+    if (visible === false) return false;
+  }
+  return true;
+}
+
+export class SnapshotCache {
+  #version = -1;
+  readonly #memo = new Map<string, SurfaceSnapshot>();
+
+  /** The memo key of a context, or `undefined` when the context cannot be memoized safely. */
+  static key(context: SnapshotContext): string {
+    const consumer = context.consumer;
+    return consumer.kind + '\u0000' + consumer.id + '\u0000' + scopeKey(context.scope);
+  }
+
+  get(version: number, key: string): SurfaceSnapshot | undefined {
+    return this.#version === version ? this.#memo.get(key) : undefined;
+  }
+
+  set(version: number, key: string, snapshot: SurfaceSnapshot): void {
+    if (this.#version !== version || this.#memo.size >= MAX_MEMO) {
+      this.#memo.clear();
+      this.#version = version;
+    }
+    this.#memo.set(key, snapshot);
+  }
+
+  clear(): void {
+    this.#memo.clear();
+    this.#version = -1;
+  }
+}
+
+/** Builds a snapshot from registrations already in descriptor order. */
+export function buildSnapshot(
+  sources: readonly SnapshotSource[],
+  context: SnapshotContext,
+  policies: readonly AgentSurfacePolicy[],
+  surfaceVersion: string,
+): SurfaceSnapshot {
+  const inScope = compileScope(context.scope);
+  const filtering = policies.some((p) => typeof p.discover === 'function');
+  const capabilities: CapabilityDescriptor[] = [];
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i];
+    if (inScope !== undefined && !inScope(source.capabilityId)) continue;
+    const descriptor = source.descriptor();
+    if (filtering && !discoverable(policies, context.consumer, descriptor)) continue;
+    capabilities.push(descriptor);
+  }
+  return Object.freeze({
+    surfaceVersion,
+    capabilities: capabilities.length === 0 ? EMPTY : Object.freeze(capabilities),
+  });
+}
+
+/** Orders descriptors: capability id, then instance id (none first), by code unit. */
+export function compareRegistrations(
+  a: { capabilityId: string; instanceId: string | undefined },
+  b: { capabilityId: string; instanceId: string | undefined },
+): number {
+  if (a.capabilityId !== b.capabilityId) return a.capabilityId < b.capabilityId ? -1 : 1;
+  if (a.instanceId === b.instanceId) return 0;
+  if (a.instanceId === undefined) return -1;
+  if (b.instanceId === undefined) return 1;
+  return a.instanceId < b.instanceId ? -1 : 1;
+}
