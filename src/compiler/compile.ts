@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -153,76 +154,80 @@ function createAjv(draft: Draft, extra: Omit<AjvOptions, 'code'> | undefined): A
 // ---------------------------------------------------------------------------------------------
 // Forbidden code
 
+export type LiteralKind = 'code' | 'string' | 'template' | 'regex' | 'comment';
+
 /**
- * `src` with the contents of every string, template and regular expression literal and every
- * comment blanked out, so a search for `eval(` finds code, not an author's description.
+ * Splits JavaScript into code and literal spans (strings, template text, regular expressions,
+ * comments) so a search for `eval(` finds code, not an author's description. A lexer, not a
+ * parser: `/` after `)`, `]`, `}` or a name is division, as in every minifier's output.
  */
-export function codeOutsideLiterals(src: string): string {
-  const out: string[] = [];
+export function splitLiterals(src: string): Array<{ kind: LiteralKind; text: string }> {
+  const spans: Array<{ kind: LiteralKind; text: string }> = [];
   const templateDepths: number[] = []; // brace depth at each open `${`
   let depth = 0;
   let i = 0;
+  let codeStart = 0;
   let last = ''; // last significant code character
   let lastWord = '';
   const n = src.length;
 
-  const skipTemplateBody = (): void => {
-    // At the first character after a backtick or a closing `}` of `${…}`.
+  const flushCode = (end: number): void => {
+    if (end > codeStart) spans.push({ kind: 'code', text: src.slice(codeStart, end) });
+  };
+  const literal = (kind: LiteralKind, start: number, end: number): void => {
+    flushCode(start);
+    spans.push({ kind, text: src.slice(start, end) });
+    codeStart = end;
+  };
+  // From just after a backtick or the `}` closing `${…}` to the closing backtick or the next `${`.
+  const templateText = (start: number): void => {
     while (i < n) {
       const ch = src[i];
       if (ch === '\\') i += 2;
       else if (ch === '`') {
         i++;
-        out.push('``');
-        last = '`';
+        literal('template', start, i);
+        last = '"';
         return;
       } else if (ch === '$' && src[i + 1] === '{') {
         i += 2;
-        out.push('`${');
+        literal('template', start, i);
         templateDepths.push(depth);
         depth++;
         last = '{';
         return;
       } else i++;
     }
+    literal('template', start, n);
   };
-
   const regexAllowed = (): boolean => {
     if (last === '' || '([{,;:=!&|?+-*%<>~^'.includes(last)) return true;
-    if (/[\w$]/.test(last)) {
-      return /^(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/.test(lastWord);
-    }
+    if (/[\w$]/.test(last)) return /^(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/.test(lastWord);
     return false;
   };
 
   while (i < n) {
+    const start = i;
     const ch = src[i];
     if (ch === '"' || ch === "'") {
       i++;
       while (i < n && src[i] !== ch) i += src[i] === '\\' ? 2 : 1;
       i++;
-      out.push('""');
+      literal('string', start, Math.min(i, n));
       last = '"';
       lastWord = '';
-      continue;
-    }
-    if (ch === '`') {
+    } else if (ch === '`') {
       i++;
-      skipTemplateBody();
+      templateText(start);
       lastWord = '';
-      continue;
-    }
-    if (ch === '/' && src[i + 1] === '/') {
+    } else if (ch === '/' && src[i + 1] === '/') {
       while (i < n && src[i] !== '\n') i++;
-      continue;
-    }
-    if (ch === '/' && src[i + 1] === '*') {
-      const end = src.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
-      out.push(' ');
-      continue;
-    }
-    if (ch === '/' && regexAllowed()) {
+      literal('comment', start, i);
+    } else if (ch === '/' && src[i + 1] === '*') {
+      const close = src.indexOf('*/', i + 2);
+      i = close < 0 ? n : close + 2;
+      literal('comment', start, i);
+    } else if (ch === '/' && regexAllowed()) {
       i++;
       let inClass = false;
       while (i < n) {
@@ -230,41 +235,61 @@ export function codeOutsideLiterals(src: string): string {
         if (c === '\\') i += 2;
         else if (c === '[') (inClass = true), i++;
         else if (c === ']') (inClass = false), i++;
-        else if (c === '/' && !inClass) break;
-        else if (c === '\n') break;
+        else if ((c === '/' && !inClass) || c === '\n') break;
         else i++;
       }
       i++;
       while (i < n && /[a-z]/i.test(src[i])) i++; // flags
-      out.push('/r/');
+      literal('regex', start, Math.min(i, n));
       last = ')';
       lastWord = '';
-      continue;
-    }
-    if (ch === '{') depth++;
-    if (ch === '}') {
-      if (templateDepths.length && templateDepths[templateDepths.length - 1] === depth - 1) {
-        templateDepths.pop();
-        depth--;
-        i++;
-        out.push('}`');
-        skipTemplateBody();
-        lastWord = '';
-        continue;
-      }
+    } else if (ch === '}' && templateDepths.length && templateDepths[templateDepths.length - 1] === depth - 1) {
+      templateDepths.pop();
       depth--;
-    }
-    out.push(ch);
-    if (/[\w$]/.test(ch)) {
-      lastWord = /[\w$]/.test(last) ? lastWord + ch : ch;
-      last = ch;
-    } else if (!/\s/.test(ch)) {
-      last = ch;
+      i++;
+      flushCode(start);
+      codeStart = start;
+      templateText(start);
       lastWord = '';
+    } else {
+      if (ch === '{') depth++;
+      else if (ch === '}') depth--;
+      if (/[\w$]/.test(ch)) {
+        lastWord = /[\w$]/.test(last) ? lastWord + ch : ch;
+        last = ch;
+      } else if (!/\s/.test(ch)) {
+        last = ch;
+        lastWord = '';
+      }
+      i++;
     }
-    i++;
   }
-  return out.join('');
+  flushCode(n);
+  return spans;
+}
+
+/** `src` with every literal and comment replaced by an empty placeholder: the code alone. */
+export function codeOutsideLiterals(src: string): string {
+  const placeholder: Record<LiteralKind, string> = { code: '', string: '""', template: '``', regex: '/r/', comment: ' ' };
+  return splitLiterals(src)
+    .map((s) => (s.kind === 'code' ? s.text : placeholder[s.kind]))
+    .join('');
+}
+
+/**
+ * Escapes, inside quoted string literals only, the character sequences a naive scan takes for
+ * forbidden code (`eval(` becomes `eval\x28`): the same strings at run time, a cleaner audit.
+ */
+function escapeLookalikes(src: string): string {
+  return splitLiterals(src)
+    .map((s) => (s.kind === 'string' ? escapeLookalikeText(s.text, '\\x28', '\\x20') : s.text))
+    .join('');
+}
+
+function escapeLookalikeText(text: string, paren: string, space: string): string {
+  return text
+    .replace(/\b(require|eval|import)\(/g, `$1${paren}`)
+    .replace(/\b(new|Dynamic) (Function|require)\b/g, `$1${space}$2`);
 }
 
 const FORBIDDEN_CODE: Array<[RegExp, string]> = [
@@ -286,14 +311,9 @@ export function findForbiddenCode(source: string): string[] {
   return [...found];
 }
 
-/**
- * JSON text for the readable manifest part of the module, with the few character sequences a
- * naive scan would take for code escaped (`\u0028` is `(`: same strings once parsed).
- */
+/** The readable manifest part of the module, with the same look-alike escapes (`\u0028` is `(`). */
 function manifestLiteral(value: unknown): string {
-  return JSON.stringify(value, null, 2)
-    .replace(/(require|eval|import)\(/g, '$1\\u0028')
-    .replace(/(new|Dynamic) (Function|require)/g, '$1\\u0020$2');
+  return escapeLookalikeText(JSON.stringify(value, null, 2), '\\u0028', '\\u0020');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,6 +329,21 @@ interface SchemaJob {
 }
 
 const VIRTUAL = 'agent-surface-validators';
+
+/**
+ * ajv's runtime helpers carry `helper.code = 'require("ajv/dist/runtime/…")'`, the text ajv's own
+ * code generator splices in. Standalone code never reads it; dropping it keeps `require(` out of
+ * the module entirely.
+ */
+const stripAjvCodeStrings: Plugin = {
+  name: 'agent-surface-strip-ajv-code',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]ajv[\\/]dist[\\/]runtime[\\/][^\\/]+\.js$/ }, async (args) => ({
+      contents: (await readFile(args.path, 'utf8')).replace(/^\s*[\w$.]+\.code = '[^'\n]*';[ \t]*$/gm, ''),
+      loader: 'js',
+    }));
+  },
+};
 
 /**
  * Compiles contracts into `{ manifest, validators, source, declarations }`. Throws a
@@ -443,9 +478,9 @@ export async function buildContractModule(
     legalComments: 'none',
     write: false,
     logLevel: 'silent',
-    plugins: [virtualPlugin],
+    plugins: [virtualPlugin, stripAjvCodeStrings],
   });
-  const code = bundled.outputFiles[0].text.trim();
+  const code = escapeLookalikes(bundled.outputFiles[0].text.trim());
 
   const forbidden = findForbiddenCode(code);
   if (forbidden.length) {
