@@ -2,7 +2,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCompilerAuthority, devAuthority, issuesFromAjvErrors, issuesFromCfworkerErrors } from '../../src/core/authority.js';
 import { compileContracts } from '../../src/compiler/compile.js';
-import type { AgentSurfaceAuthority, CapabilityContract, ContractManifest, ContractValidators, ValidationOutcome } from '../../src/core/types.js';
+import type { AgentSurfaceAuthority, CapabilityContract, JsonObject, ContractManifest, ContractValidators, ValidationOutcome } from '../../src/core/types.js';
 
 const disable: CapabilityContract = {
   id: 'domain:devices.disable',
@@ -242,9 +242,10 @@ describe('devAuthority', () => {
     const dev = devAuthority().admit(c, null);
     console.warn = warn;
     assert.ok(prod.ok && dev.ok);
-    for (const input of [{}, { n: 1, m: 0 }, { n: 4, m: 0 }, { n: 1 }]) {
+    const inputs: JsonObject[] = [{}, { n: 1, m: 0 }, { n: 4, m: 0 }, { n: 1 }];
+    for (const input of inputs) {
       const a = sync(prod.validateInput(input));
-      const b = await dev.validateInput(input);
+      const b: ValidationOutcome = await dev.validateInput(input);
       assert.equal(a.valid, b.valid, JSON.stringify(input));
       if (!a.valid && !b.valid) assert.deepEqual(a.issues.map((i) => i.path), b.issues.map((i) => i.path), JSON.stringify(input));
     }
