@@ -12,6 +12,7 @@ import type {
   InvocationContext,
   JsonObject,
   ObservationReader,
+  RegisterOptions,
   RegistrationHandle,
 } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
@@ -54,7 +55,7 @@ import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
  *
  * @prop {CapabilityContract | undefined} contract - A contract given in code instead of attributes and schema scripts.
  * @prop {CapabilityHandler | undefined} handler - Runs an action: `(input, ctx) => output | Promise<output>`.
- * @prop {ObservationReader | undefined} read - Runs an observation: `(ctx) => value | Promise<value>`.
+ * @prop {ObservationReader | undefined} read - Runs an observation: `(ctx, input) => value | Promise<value>`.
  * @prop {string | undefined} registrationId - The current registration's id (read-only); `undefined` while not registered.
  * @prop {string | undefined} capabilityId - The registered capability id (read-only).
  *
@@ -111,6 +112,7 @@ export class AgentCapabilityElement extends LitElement {
   private _key: string | undefined;
   private _stateKey: string | undefined;
   private _refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
+  private _desired: { registry: AgentSurfaceRegistry; key: string; stateKey: string; options: RegisterOptions } | undefined;
   private _observer: MutationObserver | undefined;
   private _waitingForParse = false;
 
@@ -221,28 +223,58 @@ export class AgentCapabilityElement extends LitElement {
     if (this._refusal && this._refusal.registry === registry && this._refusal.key === key) return;
 
     this._release();
-    let handle: RegistrationHandle;
-    try {
-      handle = registry.register({
+    this._desired = {
+      registry,
+      key,
+      stateKey,
+      options: {
         contract,
         token,
         ...(instanceId !== undefined ? { instanceId } : {}),
         ...(contract.kind === 'observation' ? { read: this._readValue } : { handler: this._runAction }),
         state,
-      });
+      },
+    };
+    AgentCapabilityElement._queue(this);
+  }
+
+  // Registration is two-phase across elements: every element changed in one task releases its old
+  // registration first, then all register in one batch. Two capabilities trading an id or an instance
+  // (views swapped, names exchanged) so never collide on the way.
+  private static _queued = new Set<AgentCapabilityElement>();
+
+  private static _queue(element: AgentCapabilityElement): void {
+    if (AgentCapabilityElement._queued.size === 0) queueMicrotask(AgentCapabilityElement._flush);
+    AgentCapabilityElement._queued.add(element);
+  }
+
+  private static _flush = (): void => {
+    const batch = [...AgentCapabilityElement._queued];
+    AgentCapabilityElement._queued.clear();
+    for (const element of batch) element._register();
+  };
+
+  private _register(): void {
+    const desired = this._desired;
+    this._desired = undefined;
+    if (!desired || !this.isConnected || desired.registry.disposed) return;
+    const { registry, key, options } = desired;
+    let handle: RegistrationHandle;
+    try {
+      handle = registry.register(options);
     } catch (error) {
       const payload: DefinitionErrorPayload =
         error instanceof AgentSurfaceDefinitionError
           ? error.toPayload()
           : { code: 'INVALID_REGISTRATION', message: error instanceof Error ? error.message : String(error) };
-      this._refuse(registry, key, payload, contract.id);
+      this._refuse(registry, key, payload, options.contract.id);
       return;
     }
     this._refusal = undefined;
     this._handle = handle;
     this._registeredIn = registry;
     this._key = key;
-    this._stateKey = stateKey;
+    this._stateKey = desired.stateKey;
   }
 
   private _declaredContract(view: AgentViewContextValue | undefined) {
@@ -300,6 +332,7 @@ export class AgentCapabilityElement extends LitElement {
   }
 
   private _release(): void {
+    this._desired = undefined;
     const handle = this._handle;
     this._handle = undefined;
     this._registeredIn = undefined;
@@ -311,8 +344,8 @@ export class AgentCapabilityElement extends LitElement {
   private _runAction = (input: JsonObject, ctx: InvocationContext): unknown =>
     this.handler ? this.handler(input, ctx) : this._dispatchInvoke('action', input, ctx);
 
-  private _readValue = (ctx: InvocationContext): unknown =>
-    this.read ? this.read(ctx) : this._dispatchInvoke('observation', {}, ctx);
+  private _readValue = (ctx: InvocationContext, input: JsonObject): unknown =>
+    this.read ? this.read(ctx, input) : this._dispatchInvoke('observation', input ?? {}, ctx);
 
   private _dispatchInvoke(kind: CapabilityKind, input: JsonObject, ctx: InvocationContext): unknown {
     const capabilityId = this._handle?.capabilityId ?? '';

@@ -100,6 +100,8 @@ export class AgentViewElement extends LitElement {
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
     this._refresh();
+    // A move keeps the group but may change the order (reactions run after the move: no leave/join).
+    if (this._group) scheduleGroup(this._group);
   }
 
   override disconnectedCallback(): void {

@@ -48,7 +48,7 @@ export interface AgentInvokeDetail {
   readonly capabilityId: string;
   readonly instanceId?: string;
   readonly kind: CapabilityKind;
-  /** The validated input (`{}` for observations). */
+  /** The validated input. */
   readonly input: JsonObject;
   readonly invocationId: string;
   readonly consumer: AgentConsumer;
