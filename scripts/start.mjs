@@ -18,8 +18,20 @@ function step(name, cmd, args) {
 }
 
 step('building', 'npx', ['rollup', '-c', '--silent']);
-// demo:compile is defined by the demo: it compiles the demo's declarations into its manifest module.
-step('compiling the demo contracts', 'npm', ['run', '--silent', '--if-present', 'demo:compile']);
+// The demo's contracts, with the CLI just built: the manifest module is regenerated (a build
+// product, like dist/), while the tokens in the markup are only checked, never written here:
+// authorizing a changed declaration is the author's step (`--write`), not a side effect of start.
+const demoInputs = ['demo/index.html', 'demo/csp.html'];
+const demoOut = ['--out', 'demo/generated/agent-surface.manifest.js'];
+step('compiling the demo contracts', process.execPath, ['bin/agent-surface.js', 'compile', ...demoInputs, ...demoOut]);
+const tokens = spawnSync(process.execPath, ['bin/agent-surface.js', 'compile', ...demoInputs, ...demoOut, '--check'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (tokens.status !== 0) {
+  console.error(`[start] the demo's tokens are stale: node bin/agent-surface.js compile ${demoInputs.join(' ')} ${demoOut.join(' ')} --write`);
+  process.exit(1);
+}
 
 const { startDevServer } = await import('@web/dev-server');
 const { esbuildPlugin } = await import('@web/dev-server-esbuild');
