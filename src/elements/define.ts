@@ -6,6 +6,7 @@ import { AgentCapabilityElement } from './agent-capability.js';
 import { AgentConfirmElement } from './agent-confirm.js';
 import { AgentSurfaceElement } from './agent-surface.js';
 import { AgentViewElement } from './agent-view.js';
+import { AgentWebMcpElement } from './agent-webmcp.js';
 import { ensureContextRoot } from './context.js';
 
 const ELEMENTS: ReadonlyArray<readonly [string, CustomElementConstructor]> = [
@@ -13,6 +14,7 @@ const ELEMENTS: ReadonlyArray<readonly [string, CustomElementConstructor]> = [
   ['agent-view', AgentViewElement],
   ['agent-capability', AgentCapabilityElement],
   ['agent-confirm', AgentConfirmElement],
+  ['agent-webmcp', AgentWebMcpElement],
 ];
 
 /** Defines every element that is not defined yet; runs on import. */

@@ -4,6 +4,8 @@ export { AgentSurfaceElement } from './agent-surface.js';
 export { AgentViewElement } from './agent-view.js';
 export { AgentCapabilityElement } from './agent-capability.js';
 export { AgentConfirmElement } from './agent-confirm.js';
+export { AgentWebMcpElement, type AgentWebMcpStatus } from './agent-webmcp.js';
+export { AgentWebMcpConflictEvent } from '../webmcp/events.js';
 export { registryContext, viewContext, type AgentViewContextValue } from './context.js';
 export {
   AgentCapabilityRefusedEvent,
