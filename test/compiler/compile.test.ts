@@ -151,3 +151,19 @@ describe('findForbiddenCode', () => {
     assert.deepEqual(findForbiddenCode('a = b / 2; c = d.eval; e.require(1); f = x / y / z'), []);
   });
 });
+
+describe('committed fixtures', () => {
+  it('test/browser/fixtures/csp-manifest.js is what the compiler emits today', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { buildContractModule } = await import('../../src/compiler/compile.js');
+    const dir = new URL('../browser/fixtures/', import.meta.url);
+    const contracts = JSON.parse(await readFile(new URL('csp.contracts.json', dir), 'utf8')) as CapabilityContract[];
+    const { source } = await buildContractModule(contracts);
+    const committed = await readFile(new URL('csp-manifest.js', dir), 'utf8');
+    assert.equal(
+      committed,
+      source,
+      'stale fixture: npx tsx src/compiler/cli.ts compile test/browser/fixtures/csp.contracts.json --out test/browser/fixtures/csp-manifest.js',
+    );
+  });
+});
