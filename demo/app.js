@@ -32,9 +32,13 @@ export function startDeviceApp(surface) {
     const unknown = unknownIds(ids);
     if (unknown.length) {
       // A deliberate, structured error: the agent gets the code, the message and the details.
-      throw new AgentSurfaceError('PRECONDITION_FAILED', `No device has the id ${unknown.map((id) => `"${id}"`).join(', ')}.`, {
-        details: { unknownIds: unknown, knownIds: devices.map((d) => d.id) },
-      });
+      throw new AgentSurfaceError(
+        'PRECONDITION_FAILED',
+        `No device has the id ${unknown.map((id) => `"${id}"`).join(', ')}.`,
+        {
+          details: { unknownIds: unknown, knownIds: devices.map((d) => d.id) },
+        },
+      );
     }
   }
 
@@ -87,7 +91,8 @@ export function startDeviceApp(surface) {
 
   // Observations answer through `.read`.
   capability('rows').read = () => devices.map((d) => ({ ...d, selected: selected.has(d.id) }));
-  capability('selection').read = () => devices.filter((d) => selected.has(d.id)).map(({ id, name }) => ({ id, name }));
+  capability('selection').read = () =>
+    devices.filter((d) => selected.has(d.id)).map(({ id, name }) => ({ id, name }));
 
   // Actions through `.handler`: the input has already been validated against the compiled schema.
   capability('selectRows').handler = ({ ids }) => {
