@@ -86,7 +86,11 @@ async function readContractsFile(file: string, out: CollectedDeclarations): Prom
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    out.errors.push({ file: name, where: name, message: `cannot read contracts: ${(error as Error).message}` });
+    out.errors.push({
+      file: name,
+      where: name,
+      message: `cannot read contracts: ${(error as Error).message}`,
+    });
     return;
   }
   if (!Array.isArray(parsed)) {
@@ -94,7 +98,11 @@ async function readContractsFile(file: string, out: CollectedDeclarations): Prom
     return;
   }
   parsed.forEach((contract: unknown, i) => {
-    out.declarations.push({ contract: contract as CapabilityContract, file: name, where: `${name}#${i + 1}` });
+    out.declarations.push({
+      contract: contract as CapabilityContract,
+      file: name,
+      where: `${name}#${i + 1}`,
+    });
   });
 }
 
@@ -110,7 +118,11 @@ export async function collectDeclarations(files: readonly string[]): Promise<Col
     if (scanner === null) scanner = await loadScanner();
     const name = display(file);
     if (!scanner) {
-      out.errors.push({ file: name, where: name, message: `cannot read this file: only *${CONTRACTS_FILE_SUFFIX} inputs are supported by this build` });
+      out.errors.push({
+        file: name,
+        where: name,
+        message: `cannot read this file: only *${CONTRACTS_FILE_SUFFIX} inputs are supported by this build`,
+      });
       continue;
     }
     let scanned: ScannedFile;
@@ -121,9 +133,14 @@ export async function collectDeclarations(files: readonly string[]): Promise<Col
       continue;
     }
     out.scanned.push(scanned);
-    for (const p of scanned.problems) out.errors.push({ file: name, where: `${display(p.file)}:${p.line}:${p.column}`, message: p.message });
+    for (const p of scanned.problems)
+      out.errors.push({ file: name, where: `${display(p.file)}:${p.line}:${p.column}`, message: p.message });
     for (const d of scanned.declarations) {
-      out.declarations.push({ contract: d.contract, file: name, where: `${display(d.position.file)}:${d.position.line}:${d.position.column}` });
+      out.declarations.push({
+        contract: d.contract,
+        file: name,
+        where: `${display(d.position.file)}:${d.position.line}:${d.position.column}`,
+      });
     }
   }
   return out;
@@ -151,7 +168,10 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf(']', i + 1);
       if (end < 0) re += '\\[';
       else {
-        re += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        re += `[${glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else if (ch === '{') {
@@ -247,7 +267,11 @@ function kb(bytes: number): string {
 }
 
 function declarationsPath(out: string): string {
-  return /\.mjs$/.test(out) ? out.replace(/\.mjs$/, '.d.mts') : /\.js$/.test(out) ? out.replace(/\.js$/, '.d.ts') : `${out}.d.ts`;
+  return /\.mjs$/.test(out)
+    ? out.replace(/\.mjs$/, '.d.mts')
+    : /\.js$/.test(out)
+      ? out.replace(/\.js$/, '.d.ts')
+      : `${out}.d.ts`;
 }
 
 /** Runs the command line; resolves to the exit code. */
@@ -290,7 +314,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const unique = [...new Set(files)];
 
   const collected = await collectDeclarations(unique);
-  const errors = collected.errors.map((e) => `${e.where}${e.capabilityId ? ` (${e.capabilityId})` : ''}: ${e.message}`);
+  const errors = collected.errors.map(
+    (e) => `${e.where}${e.capabilityId ? ` (${e.capabilityId})` : ''}: ${e.message}`,
+  );
 
   // Contract checks and duplicates here, where each declaration's file is known.
   const firstById = new Map<string, { where: string; canonical: string }>();
@@ -307,7 +333,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     const first = firstById.get(checked.contract.id);
     if (first) {
       if (first.canonical !== canonical) {
-        errors.push(`${d.where} (${checked.contract.id}): declared with a different contract at ${first.where}; one id, one contract`);
+        errors.push(
+          `${d.where} (${checked.contract.id}): declared with a different contract at ${first.where}; one id, one contract`,
+        );
       }
       continue;
     }
@@ -340,11 +368,16 @@ export async function main(argv: readonly string[]): Promise<number> {
         const expected = tokenOf(d.id);
         if (expected === undefined || d.token.value === expected) continue;
         const p = d.token.position;
-        problems.push(`${display(p.file)}:${p.line}:${p.column} (${d.id}): token ${d.token.value === null ? 'is missing' : 'is stale'}: run agent-surface compile --write`);
+        problems.push(
+          `${display(p.file)}:${p.line}:${p.column} (${d.id}): token ${d.token.value === null ? 'is missing' : 'is stale'}: run agent-surface compile --write`,
+        );
       }
     }
     const current = existsSync(out) ? await readFile(out, 'utf8') : undefined;
-    if (current !== source) problems.push(`${display(out)} is ${current === undefined ? 'missing' : 'out of date'}: run agent-surface compile`);
+    if (current !== source)
+      problems.push(
+        `${display(out)} is ${current === undefined ? 'missing' : 'out of date'}: run agent-surface compile`,
+      );
     if (problems.length) return fail(problems);
     console.log(`agent-surface: ${summary}: ${display(out)} and every token are up to date`);
     return 0;
@@ -368,7 +401,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const bytes = Buffer.byteLength(source);
   const gz = gzipSync(source, { level: 9 }).length;
   const tokens = args.write ? `; tokens updated in ${rewritten} file${rewritten === 1 ? '' : 's'}` : '';
-  console.log(`agent-surface: compiled ${summary} into ${display(out)} (${kb(bytes)}, ${kb(gz)} gzip)${tokens}`);
+  console.log(
+    `agent-surface: compiled ${summary} into ${display(out)} (${kb(bytes)}, ${kb(gz)} gzip)${tokens}`,
+  );
   return 0;
 }
 
@@ -376,7 +411,10 @@ function invokedDirectly(): boolean {
   const entry = process.argv[1];
   if (!entry) return false;
   try {
-    return pathToFileURL(realpathSync(entry)).href === pathToFileURL(realpathSync(fileURLToPath(import.meta.url))).href;
+    return (
+      pathToFileURL(realpathSync(entry)).href ===
+      pathToFileURL(realpathSync(fileURLToPath(import.meta.url))).href
+    );
   } catch {
     return false;
   }

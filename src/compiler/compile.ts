@@ -30,10 +30,12 @@ import type {
 // ajv and ajv-formats are CommonJS: their default export arrives wrapped under ESM interop.
 type StandaloneCode = (ajv: AjvInstance, refsOrFuncs: Record<string, string>) => string;
 const standaloneCode: StandaloneCode =
-  (standaloneCodeModule as unknown as { default?: StandaloneCode }).default ?? (standaloneCodeModule as unknown as StandaloneCode);
+  (standaloneCodeModule as unknown as { default?: StandaloneCode }).default ??
+  (standaloneCodeModule as unknown as StandaloneCode);
 type AddFormats = (ajv: AjvInstance) => unknown;
 const addFormats: AddFormats =
-  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+  (addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats);
 
 type AjvInstance = InstanceType<typeof Ajv2020> | InstanceType<typeof AjvDraft07>;
 
@@ -71,7 +73,9 @@ export class ContractCompileError extends Error {
 
   constructor(problems: CompileProblem[]) {
     const lines = problems.map((p) => `  ${p.capabilityId ?? `contract #${p.index + 1}`}: ${p.message}`);
-    super(`agent-surface compile: ${problems.length} error${problems.length === 1 ? '' : 's'}\n${lines.join('\n')}`);
+    super(
+      `agent-surface compile: ${problems.length} error${problems.length === 1 ? '' : 's'}\n${lines.join('\n')}`,
+    );
     this.name = 'ContractCompileError';
     this.problems = problems;
   }
@@ -88,8 +92,11 @@ function sha256Token(text: string): string {
 export function computeContractToken(contract: CapabilityContract): string {
   const checked = tryNormalizeContract(contract);
   if (!checked.ok) {
-    const id = typeof (contract as { id?: unknown })?.id === 'string' ? `"${contract.id}"` : '(without a valid id)';
-    throw new TypeError(`computeContractToken: contract ${id} is invalid: ${checked.problems.map((p) => p.message).join('; ')}`);
+    const id =
+      typeof (contract as { id?: unknown })?.id === 'string' ? `"${contract.id}"` : '(without a valid id)';
+    throw new TypeError(
+      `computeContractToken: contract ${id} is invalid: ${checked.problems.map((p) => p.message).join('; ')}`,
+    );
   }
   return sha256Token(canonicalJson(checked.contract));
 }
@@ -146,7 +153,12 @@ function createAjv(draft: Draft, extra: Omit<AjvOptions, 'code'> | undefined): A
     ...extra,
     code: { source: true, esm: true, lines: false },
   };
-  const ajv = draft === 'draft-07' ? new AjvDraft07(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+  const ajv =
+    draft === 'draft-07'
+      ? new AjvDraft07(options)
+      : draft === '2019-09'
+        ? new Ajv2019(options)
+        : new Ajv2020(options);
   addFormats(ajv);
   return ajv;
 }
@@ -202,7 +214,10 @@ export function splitLiterals(src: string): Array<{ kind: LiteralKind; text: str
   };
   const regexAllowed = (): boolean => {
     if (last === '' || '([{,;:=!&|?+-*%<>~^'.includes(last)) return true;
-    if (/[\w$]/.test(last)) return /^(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/.test(lastWord);
+    if (/[\w$]/.test(last))
+      return /^(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/.test(
+        lastWord,
+      );
     return false;
   };
 
@@ -232,18 +247,25 @@ export function splitLiterals(src: string): Array<{ kind: LiteralKind; text: str
       let inClass = false;
       while (i < n) {
         const c = src[i];
-        if (c === '\\') i += 2;
-        else if (c === '[') (inClass = true), i++;
-        else if (c === ']') (inClass = false), i++;
-        else if ((c === '/' && !inClass) || c === '\n') break;
-        else i++;
+        if (c === '\\') {
+          i += 2;
+          continue;
+        }
+        if ((c === '/' && !inClass) || c === '\n') break;
+        if (c === '[') inClass = true;
+        else if (c === ']') inClass = false;
+        i++;
       }
       i++;
       while (i < n && /[a-z]/i.test(src[i])) i++; // flags
       literal('regex', start, Math.min(i, n));
       last = ')';
       lastWord = '';
-    } else if (ch === '}' && templateDepths.length && templateDepths[templateDepths.length - 1] === depth - 1) {
+    } else if (
+      ch === '}' &&
+      templateDepths.length &&
+      templateDepths[templateDepths.length - 1] === depth - 1
+    ) {
       templateDepths.pop();
       depth--;
       i++;
@@ -270,7 +292,13 @@ export function splitLiterals(src: string): Array<{ kind: LiteralKind; text: str
 
 /** `src` with every literal and comment replaced by an empty placeholder: the code alone. */
 export function codeOutsideLiterals(src: string): string {
-  const placeholder: Record<LiteralKind, string> = { code: '', string: '""', template: '``', regex: '/r/', comment: ' ' };
+  const placeholder: Record<LiteralKind, string> = {
+    code: '',
+    string: '""',
+    template: '``',
+    regex: '/r/',
+    comment: ' ',
+  };
   return splitLiterals(src)
     .map((s) => (s.kind === 'code' ? s.text : placeholder[s.kind]))
     .join('');
@@ -356,7 +384,9 @@ export async function compileContracts(
   options: CompileOptions = {},
 ): Promise<CompileResult> {
   const { manifest, source, declarations } = await buildContractModule(contracts, options);
-  const mod = (await import(`data:text/javascript;base64,${Buffer.from(source, 'utf8').toString('base64')}`)) as {
+  const mod = (await import(
+    `data:text/javascript;base64,${Buffer.from(source, 'utf8').toString('base64')}`
+  )) as {
     validators: Record<string, ContractValidators>;
   };
   return { manifest, validators: mod.validators, source, declarations };
@@ -376,7 +406,8 @@ export async function buildContractModule(
     const id = raw !== null && typeof raw === 'object' && typeof raw.id === 'string' ? raw.id : undefined;
     const checked = tryNormalizeContract(raw);
     if (!checked.ok) {
-      for (const p of checked.problems) problems.push({ index: i, capabilityId: id, field: p.field || undefined, message: p.message });
+      for (const p of checked.problems)
+        problems.push({ index: i, capabilityId: id, field: p.field || undefined, message: p.message });
       continue;
     }
     const canonical = canonicalJson(checked.contract);
@@ -406,7 +437,12 @@ export async function buildContractModule(
       const exportName = `v${n}_${field === 'inputSchema' ? 'input' : 'output'}`;
       const draft = draftOf(schema);
       if (typeof draft === 'object') {
-        problems.push({ index: i, capabilityId: id, field, message: `${field} declares an unsupported $schema "${draft.unsupported}" (use 2020-12, 2019-09 or draft-07)` });
+        problems.push({
+          index: i,
+          capabilityId: id,
+          field,
+          message: `${field} declares an unsupported $schema "${draft.unsupported}" (use 2020-12, 2019-09 or draft-07)`,
+        });
         continue;
       }
       let ajv = ajvs.get(draft);
@@ -417,7 +453,12 @@ export async function buildContractModule(
         jobs.push({ id, draft, index: i, field, schema, exportName });
       } catch (error) {
         ajv.removeSchema(exportName);
-        problems.push({ index: i, capabilityId: id, field, message: `${field} is not a valid JSON Schema: ${(error as Error).message}` });
+        problems.push({
+          index: i,
+          capabilityId: id,
+          field,
+          message: `${field} is not a valid JSON Schema: ${(error as Error).message}`,
+        });
       }
     }
   });
@@ -449,7 +490,9 @@ export async function buildContractModule(
   }
   const table = ids
     .map((id) => {
-      const fields = jobs.filter((j) => j.id === id).map((j) => `${j.field === 'inputSchema' ? 'input' : 'output'}: ${j.exportName}`);
+      const fields = jobs
+        .filter((j) => j.id === id)
+        .map((j) => `${j.field === 'inputSchema' ? 'input' : 'output'}: ${j.exportName}`);
       return `  ${JSON.stringify(id)}: { ${fields.join(', ')} },`;
     })
     .join('\n');
@@ -459,7 +502,10 @@ export async function buildContractModule(
   const virtualPlugin: Plugin = {
     name: 'agent-surface-validators',
     setup(b) {
-      b.onResolve({ filter: new RegExp(`^${VIRTUAL}/`) }, (args) => ({ path: args.path, namespace: VIRTUAL }));
+      b.onResolve({ filter: new RegExp(`^${VIRTUAL}/`) }, (args) => ({
+        path: args.path,
+        namespace: VIRTUAL,
+      }));
       b.onLoad({ filter: /.*/, namespace: VIRTUAL }, (args) => ({
         contents: modules.get(args.path.slice(VIRTUAL.length + 1)),
         loader: 'js',

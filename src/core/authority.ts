@@ -35,7 +35,8 @@ export const MANIFEST_FORMAT = 'agent-surface-kit/manifest@1';
 /** At most this many issues are reported per validation: enough to fix the input, bounded in size. */
 export const MAX_VALIDATION_ISSUES = 50;
 
-export type UnauthorizedReason = 'missing-token' | 'unknown-token' | 'token-of-another-contract' | 'contract-differs';
+export type UnauthorizedReason =
+  'missing-token' | 'unknown-token' | 'token-of-another-contract' | 'contract-differs';
 
 const VALID: ValidationOutcome = Object.freeze({ valid: true });
 
@@ -43,7 +44,11 @@ function escapeToken(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function refuse(code: 'UNAUTHORIZED_CONTRACT' | 'INVALID_CONTRACT', message: string, details: JsonObject): RefusedContract {
+function refuse(
+  code: 'UNAUTHORIZED_CONTRACT' | 'INVALID_CONTRACT',
+  message: string,
+  details: JsonObject,
+): RefusedContract {
   return { ok: false, error: { code, message, details } };
 }
 
@@ -64,28 +69,48 @@ function ajvIssue(e: AjvError): ValidationIssue {
     case 'dependentRequired':
     case 'dependencies':
       if (typeof params.missingProperty === 'string') {
-        return { path: `${base}/${escapeToken(params.missingProperty)}`, message: 'is required', keyword: e.keyword };
+        return {
+          path: `${base}/${escapeToken(params.missingProperty)}`,
+          message: 'is required',
+          keyword: e.keyword,
+        };
       }
       break;
     case 'additionalProperties':
       if (typeof params.additionalProperty === 'string') {
-        return { path: `${base}/${escapeToken(params.additionalProperty)}`, message: 'is not an allowed property', keyword: e.keyword };
+        return {
+          path: `${base}/${escapeToken(params.additionalProperty)}`,
+          message: 'is not an allowed property',
+          keyword: e.keyword,
+        };
       }
       break;
     case 'unevaluatedProperties':
       if (typeof params.unevaluatedProperty === 'string') {
-        return { path: `${base}/${escapeToken(params.unevaluatedProperty)}`, message: 'is not an allowed property', keyword: e.keyword };
+        return {
+          path: `${base}/${escapeToken(params.unevaluatedProperty)}`,
+          message: 'is not an allowed property',
+          keyword: e.keyword,
+        };
       }
       break;
     case 'propertyNames':
       if (typeof params.propertyName === 'string') {
-        return { path: `${base}/${escapeToken(params.propertyName)}`, message: 'is not an allowed property name', keyword: e.keyword };
+        return {
+          path: `${base}/${escapeToken(params.propertyName)}`,
+          message: 'is not an allowed property name',
+          keyword: e.keyword,
+        };
       }
       break;
     case 'enum':
       if (Array.isArray(params.allowedValues)) {
         const allowed = params.allowedValues.map((v) => JSON.stringify(v)).join(', ');
-        return { path: base, message: `must be one of ${allowed.length > 200 ? allowed.slice(0, 200) + '…' : allowed}`, keyword: e.keyword };
+        return {
+          path: base,
+          message: `must be one of ${allowed.length > 200 ? allowed.slice(0, 200) + '…' : allowed}`,
+          keyword: e.keyword,
+        };
       }
       break;
   }
@@ -164,7 +189,12 @@ export function issuesFromCfworkerErrors(errors: readonly CfOutputUnit[]): Valid
     if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') {
       const m = /^Property "(.*)" does not match/.exec(e.error);
       if (m) disallowed.add(`${cfPointer(e.instanceLocation)}/${escapeToken(m[1])}`);
-    } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'not' || e.keyword === 'contains') {
+    } else if (
+      e.keyword === 'anyOf' ||
+      e.keyword === 'oneOf' ||
+      e.keyword === 'not' ||
+      e.keyword === 'contains'
+    ) {
       combinators.push(e.keywordLocation + '/');
     }
   }
@@ -232,12 +262,22 @@ export function createInterpreterValidator(schema: JsonSchema): ValueValidator {
       validator ??= new mod.Validator(JSON.parse(JSON.stringify(schema)) as object, draftOf(schema), false);
     } catch (error) {
       // A schema the interpreter cannot dereference (a bad $ref): fail closed, and say it is the schema.
-      return { valid: false, issues: [{ path: '', message: `the schema cannot be interpreted (${String((error as Error)?.message ?? error)})`, keyword: 'schema' }] };
+      return {
+        valid: false,
+        issues: [
+          {
+            path: '',
+            message: `the schema cannot be interpreted (${String((error as Error)?.message ?? error)})`,
+            keyword: 'schema',
+          },
+        ],
+      };
     }
     const result = validator.validate(value);
     return result.valid ? VALID : { valid: false, issues: issuesFromCfworkerErrors(result.errors) };
   };
-  return (value: JsonValue) => (cfModule ? run(cfModule, value) : loadInterpreter().then((mod) => run(mod, value)));
+  return (value: JsonValue) =>
+    cfModule ? run(cfModule, value) : loadInterpreter().then((mod) => run(mod, value));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,7 +315,8 @@ function differingFields(a: NormalizedContract, b: NormalizedContract): string[]
   for (const f of fields) {
     const x = (a as unknown as Record<string, unknown>)[f];
     const y = (b as unknown as Record<string, unknown>)[f];
-    if ((x === undefined) !== (y === undefined) || (x !== undefined && canonicalJson(x) !== canonicalJson(y))) out.push(f);
+    if ((x === undefined) !== (y === undefined) || (x !== undefined && canonicalJson(x) !== canonicalJson(y)))
+      out.push(f);
   }
   // Model-visible fields first: they are the ones that matter to a reviewer.
   const visible = MODEL_VISIBLE_FIELDS as readonly string[];
@@ -290,9 +331,12 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
   const { manifest, validators } = (options ?? {}) as Partial<CompilerAuthorityOptions>;
   if (manifest === null || typeof manifest !== 'object') throw manifestError('`manifest` is missing');
   if (manifest.format !== MANIFEST_FORMAT) {
-    throw manifestError(`manifest.format is ${JSON.stringify(manifest.format)}, expected "${MANIFEST_FORMAT}"`);
+    throw manifestError(
+      `manifest.format is ${JSON.stringify(manifest.format)}, expected "${MANIFEST_FORMAT}"`,
+    );
   }
-  if (manifest.contracts === null || typeof manifest.contracts !== 'object') throw manifestError('manifest.contracts is missing');
+  if (manifest.contracts === null || typeof manifest.contracts !== 'object')
+    throw manifestError('manifest.contracts is missing');
   if (validators === null || typeof validators !== 'object') throw manifestError('`validators` is missing');
 
   const byId = new Map<string, PreparedEntry>();
@@ -303,17 +347,25 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
     const { contract, token } = raw;
     if (!isContractToken(token)) throw manifestError(`${where}.token is not a contract token`);
     const normalized = tryNormalizeContract(contract);
-    if (!normalized.ok) throw manifestError(`${where}.contract is not a valid contract (${normalized.problems.map((p) => p.message).join('; ')})`);
+    if (!normalized.ok)
+      throw manifestError(
+        `${where}.contract is not a valid contract (${normalized.problems.map((p) => p.message).join('; ')})`,
+      );
     const canonical = canonicalJson(normalized.contract);
     // checkJson first: a hand-edited entry may hold undefined, which canonicalJson would throw on.
-    if (!checkJson(contract).ok || canonical !== canonicalJson(contract)) throw manifestError(`${where}.contract is not normalized`);
-    if (normalized.contract.id !== id) throw manifestError(`${where} holds the contract of ${JSON.stringify(normalized.contract.id)}`);
+    if (!checkJson(contract).ok || canonical !== canonicalJson(contract))
+      throw manifestError(`${where}.contract is not normalized`);
+    if (normalized.contract.id !== id)
+      throw manifestError(`${where} holds the contract of ${JSON.stringify(normalized.contract.id)}`);
     const other = idByToken.get(token);
     if (other !== undefined) throw manifestError(`${where} has the same token as ${JSON.stringify(other)}`);
     const v = validators[id];
-    if (!v || typeof v.input !== 'function') throw manifestError(`validators[${JSON.stringify(id)}].input is missing`);
+    if (!v || typeof v.input !== 'function')
+      throw manifestError(`validators[${JSON.stringify(id)}].input is missing`);
     if ((normalized.contract.outputSchema !== undefined) !== (typeof v.output === 'function')) {
-      throw manifestError(`validators[${JSON.stringify(id)}].output does not match the contract's outputSchema`);
+      throw manifestError(
+        `validators[${JSON.stringify(id)}].output does not match the contract's outputSchema`,
+      );
     }
     const frozen = deepFreeze(normalized.contract);
     const admitted: AdmittedContract = {
@@ -323,7 +375,11 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       validateInput: fromStandaloneValidator(v.input),
     };
     if (v.output) admitted.validateOutput = fromStandaloneValidator(v.output);
-    byId.set(id, { entry: Object.freeze({ contract: frozen, token }), canonical, admitted: Object.freeze(admitted) });
+    byId.set(id, {
+      entry: Object.freeze({ contract: frozen, token }),
+      canonical,
+      admitted: Object.freeze(admitted),
+    });
     idByToken.set(token, id);
   }
 
@@ -420,7 +476,12 @@ export function devAuthority(): AgentSurfaceAuthority {
       }
       const t = typeof token === 'string' && token !== '' ? token : DEV_TOKEN;
       admittedById.set(c.id, Object.freeze({ contract: c, token: t }));
-      const admitted: AdmittedContract = { ok: true, contract: c, token: t, validateInput: validators.validateInput };
+      const admitted: AdmittedContract = {
+        ok: true,
+        contract: c,
+        token: t,
+        validateInput: validators.validateInput,
+      };
       if (validators.validateOutput) admitted.validateOutput = validators.validateOutput;
       return admitted;
     },

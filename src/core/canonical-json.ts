@@ -146,7 +146,8 @@ export function canonicalJson(value: unknown): string {
       }
       out += ']';
     } else {
-      if (!isPlainObject(v)) raise({ code: 'non-plain-object', reason: `${typeName(v)} is not a plain object, so not JSON` });
+      if (!isPlainObject(v))
+        raise({ code: 'non-plain-object', reason: `${typeName(v)} is not a plain object, so not JSON` });
       const keys = Object.keys(v).sort();
       out = '{';
       for (let i = 0; i < keys.length; i++) {
@@ -173,7 +174,8 @@ export function jsonStringBytes(s: string): number {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) {
-      if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) n += 2;
+      if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d)
+        n += 2;
       else if (c < 0x20) n += 6;
       else n += 1;
     } else if (c < 0x800) n += 2;

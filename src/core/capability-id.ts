@@ -16,8 +16,7 @@ export type CapabilityIdProblem =
   | 'invalid-character';
 
 export type CapabilityIdParse =
-  | ({ ok: true } & ParsedCapabilityId)
-  | { ok: false; code: CapabilityIdProblem; reason: string };
+  ({ ok: true } & ParsedCapabilityId) | { ok: false; code: CapabilityIdProblem; reason: string };
 
 /** Longer ids are refused: they only ever come from generated or hostile input. */
 export const MAX_CAPABILITY_ID_LENGTH = 256;
@@ -25,7 +24,6 @@ export const MAX_CAPABILITY_ID_LENGTH = 256;
 const CANONICAL_SEGMENT = /^[A-Za-z][A-Za-z0-9]*$/;
 const CANONICAL_ID = /^(?:view|domain):[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*$/;
 // Whitespace, controls and the Unicode separators never belong in an id, canonical or not.
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN_CHARACTER = /[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060\ufeff]/u;
 
 function fail(code: CapabilityIdProblem, reason: string): CapabilityIdParse {
@@ -34,10 +32,14 @@ function fail(code: CapabilityIdProblem, reason: string): CapabilityIdParse {
 
 /** Splits an id into plane and path, or says why it is not an id. Never throws. */
 export function parseCapabilityId(id: unknown): CapabilityIdParse {
-  if (typeof id !== 'string') return fail('not-a-string', `a capability id must be a string, got ${id === null ? 'null' : typeof id}`);
+  if (typeof id !== 'string')
+    return fail('not-a-string', `a capability id must be a string, got ${id === null ? 'null' : typeof id}`);
   if (id.length === 0) return fail('empty', 'the capability id is empty');
   if (id.length > MAX_CAPABILITY_ID_LENGTH) {
-    return fail('too-long', `the capability id is ${id.length} characters long; the limit is ${MAX_CAPABILITY_ID_LENGTH}`);
+    return fail(
+      'too-long',
+      `the capability id is ${id.length} characters long; the limit is ${MAX_CAPABILITY_ID_LENGTH}`,
+    );
   }
   const colon = id.indexOf(':');
   if (colon < 0) return fail('missing-plane', `"${id}" has no plane: write "view:${id}" or "domain:${id}"`);
@@ -57,7 +59,10 @@ export function parseCapabilityId(id: unknown): CapabilityIdParse {
   for (let i = 0; i < path.length; i++) {
     const segment = path[i];
     if (segment.length === 0) {
-      return fail('empty-segment', `"${id}" has an empty path segment (segment ${i + 1}): remove the extra "."`);
+      return fail(
+        'empty-segment',
+        `"${id}" has an empty path segment (segment ${i + 1}): remove the extra "."`,
+      );
     }
     if (canonical && !CANONICAL_SEGMENT.test(segment)) canonical = false;
   }

@@ -29,8 +29,15 @@ export const CAPABILITY_EFFECTS: readonly CapabilityEffect[] = Object.freeze([
 ]);
 /** The effects an observation may have: it reads, it never writes. */
 export const OBSERVATION_EFFECTS: readonly CapabilityEffect[] = Object.freeze(['read', 'server-query']);
-export const CONFIRMATION_REQUIREMENTS: readonly ConfirmationRequirement[] = Object.freeze(['never', 'optional', 'required']);
-export const CAPABILITY_CONCURRENCIES: readonly CapabilityConcurrency[] = Object.freeze(['serial', 'parallel']);
+export const CONFIRMATION_REQUIREMENTS: readonly ConfirmationRequirement[] = Object.freeze([
+  'never',
+  'optional',
+  'required',
+]);
+export const CAPABILITY_CONCURRENCIES: readonly CapabilityConcurrency[] = Object.freeze([
+  'serial',
+  'parallel',
+]);
 
 export const MAX_DESCRIPTION_LENGTH = 300;
 /** Limit on each schema's canonical JSON, in UTF-8 bytes. */
@@ -42,7 +49,10 @@ export const MAX_SCHEMA_BYTES = 16 * 1024;
  */
 export const MAX_SCHEMA_DEPTH = 8;
 
-export const DEFAULT_TIMEOUT_MS: Readonly<Record<CapabilityKind, number>> = Object.freeze({ action: 10_000, observation: 5_000 });
+export const DEFAULT_TIMEOUT_MS: Readonly<Record<CapabilityKind, number>> = Object.freeze({
+  action: 10_000,
+  observation: 5_000,
+});
 export const DEFAULT_CONCURRENCY: Readonly<Record<CapabilityKind, CapabilityConcurrency>> = Object.freeze({
   action: 'serial',
   observation: 'parallel',
@@ -86,7 +96,13 @@ interface Inspection {
 }
 
 function quote(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : typeof v === 'object' ? JSON.stringify(v) ?? typeof v : String(v);
+  return typeof v === 'string'
+    ? JSON.stringify(v)
+    : v === undefined
+      ? 'undefined'
+      : typeof v === 'object'
+        ? (JSON.stringify(v) ?? typeof v)
+        : String(v);
 }
 
 function oneOf(values: readonly string[]): string {
@@ -105,24 +121,40 @@ function jsonDepth(value: unknown): number {
 }
 
 /** Checks one schema; returns its canonical text when it is acceptable. */
-function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, problems: ContractProblem[]): string | undefined {
+function inspectSchema(
+  field: 'inputSchema' | 'outputSchema',
+  schema: unknown,
+  problems: ContractProblem[],
+): string | undefined {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    problems.push({ field, message: `${field} must be a JSON Schema object, got ${Array.isArray(schema) ? 'an array' : quote(schema)}` });
+    problems.push({
+      field,
+      message: `${field} must be a JSON Schema object, got ${Array.isArray(schema) ? 'an array' : quote(schema)}`,
+    });
     return undefined;
   }
   // The depth limit here is far above MAX_SCHEMA_DEPTH only to stop at cycles cheaply.
   const json = checkJson(schema, { maxDepth: 64 });
   if (!json.ok && json.code === 'too-deep') {
-    problems.push({ field, message: `${field} is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}` });
+    problems.push({
+      field,
+      message: `${field} is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}`,
+    });
     return undefined;
   }
   if (!json.ok) {
-    problems.push({ field, message: `${field} is not JSON: ${json.reason} at ${json.path === '' ? '(root)' : json.path}` });
+    problems.push({
+      field,
+      message: `${field} is not JSON: ${json.reason} at ${json.path === '' ? '(root)' : json.path}`,
+    });
     return undefined;
   }
   const depth = jsonDepth(schema);
   if (depth > MAX_SCHEMA_DEPTH) {
-    problems.push({ field, message: `${field} is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)` });
+    problems.push({
+      field,
+      message: `${field} is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`,
+    });
   }
   const text = canonicalJson(schema);
   const bytes = utf8Length(text);
@@ -130,7 +162,10 @@ function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, p
     problems.push({ field, message: `${field} is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}` });
   }
   if (field === 'inputSchema' && (schema as JsonObject).type !== 'object') {
-    problems.push({ field, message: `inputSchema must have type "object" (tool arguments are an object), got type ${quote((schema as JsonObject).type)}` });
+    problems.push({
+      field,
+      message: `inputSchema must have type "object" (tool arguments are an object), got type ${quote((schema as JsonObject).type)}`,
+    });
   }
   return problems.length ? undefined : text;
 }
@@ -138,14 +173,20 @@ function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, p
 function inspectContract(contract: unknown): Inspection {
   const problems: ContractProblem[] = [];
   if (contract === null || typeof contract !== 'object' || Array.isArray(contract)) {
-    problems.push({ field: '', message: `a contract must be an object, got ${Array.isArray(contract) ? 'an array' : quote(contract)}` });
+    problems.push({
+      field: '',
+      message: `a contract must be an object, got ${Array.isArray(contract) ? 'an array' : quote(contract)}`,
+    });
     return { problems };
   }
   const c = contract as Record<string, unknown>;
 
   for (const key of Object.keys(c)) {
     if (!CONTRACT_KEYS.has(key)) {
-      problems.push({ field: key, message: `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})` });
+      problems.push({
+        field: key,
+        message: `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})`,
+      });
     }
   }
 
@@ -154,28 +195,50 @@ function inspectContract(contract: unknown): Inspection {
 
   const kind = c.kind;
   if (!CAPABILITY_KINDS.includes(kind as CapabilityKind)) {
-    problems.push({ field: 'kind', message: `kind must be one of ${oneOf(CAPABILITY_KINDS)}, got ${quote(kind)}` });
+    problems.push({
+      field: 'kind',
+      message: `kind must be one of ${oneOf(CAPABILITY_KINDS)}, got ${quote(kind)}`,
+    });
   }
   const effect = c.effect;
   if (!CAPABILITY_EFFECTS.includes(effect as CapabilityEffect)) {
-    problems.push({ field: 'effect', message: `effect must be one of ${oneOf(CAPABILITY_EFFECTS)}, got ${quote(effect)}` });
+    problems.push({
+      field: 'effect',
+      message: `effect must be one of ${oneOf(CAPABILITY_EFFECTS)}, got ${quote(effect)}`,
+    });
   } else if (kind === 'observation' && !OBSERVATION_EFFECTS.includes(effect as CapabilityEffect)) {
     problems.push({
       field: 'effect',
       message: `an observation only reads: its effect must be ${oneOf(OBSERVATION_EFFECTS)}, got "${String(effect)}" (make it an action)`,
     });
   }
-  if (c.confirmation !== undefined && !CONFIRMATION_REQUIREMENTS.includes(c.confirmation as ConfirmationRequirement)) {
-    problems.push({ field: 'confirmation', message: `confirmation must be one of ${oneOf(CONFIRMATION_REQUIREMENTS)}, got ${quote(c.confirmation)}` });
+  if (
+    c.confirmation !== undefined &&
+    !CONFIRMATION_REQUIREMENTS.includes(c.confirmation as ConfirmationRequirement)
+  ) {
+    problems.push({
+      field: 'confirmation',
+      message: `confirmation must be one of ${oneOf(CONFIRMATION_REQUIREMENTS)}, got ${quote(c.confirmation)}`,
+    });
   }
 
   const description = c.description;
   if (typeof description !== 'string') {
-    problems.push({ field: 'description', message: `description must be a string, got ${quote(description)}` });
+    problems.push({
+      field: 'description',
+      message: `description must be a string, got ${quote(description)}`,
+    });
   } else if (description.trim().length === 0) {
-    problems.push({ field: 'description', message: 'description is empty: say what the capability does, for the model and for the person approving it' });
+    problems.push({
+      field: 'description',
+      message:
+        'description is empty: say what the capability does, for the model and for the person approving it',
+    });
   } else if (description.length > MAX_DESCRIPTION_LENGTH) {
-    problems.push({ field: 'description', message: `description is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}` });
+    problems.push({
+      field: 'description',
+      message: `description is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`,
+    });
   }
 
   const schemaProblems: ContractProblem[] = [];
@@ -184,13 +247,28 @@ function inspectContract(contract: unknown): Inspection {
   problems.push(...schemaProblems);
 
   if (c.untrustedOutput !== undefined && typeof c.untrustedOutput !== 'boolean') {
-    problems.push({ field: 'untrustedOutput', message: `untrustedOutput must be true or false, got ${quote(c.untrustedOutput)}` });
+    problems.push({
+      field: 'untrustedOutput',
+      message: `untrustedOutput must be true or false, got ${quote(c.untrustedOutput)}`,
+    });
   }
-  if (c.concurrency !== undefined && !CAPABILITY_CONCURRENCIES.includes(c.concurrency as CapabilityConcurrency)) {
-    problems.push({ field: 'concurrency', message: `concurrency must be one of ${oneOf(CAPABILITY_CONCURRENCIES)}, got ${quote(c.concurrency)}` });
+  if (
+    c.concurrency !== undefined &&
+    !CAPABILITY_CONCURRENCIES.includes(c.concurrency as CapabilityConcurrency)
+  ) {
+    problems.push({
+      field: 'concurrency',
+      message: `concurrency must be one of ${oneOf(CAPABILITY_CONCURRENCIES)}, got ${quote(c.concurrency)}`,
+    });
   }
-  if (c.timeoutMs !== undefined && !(typeof c.timeoutMs === 'number' && Number.isSafeInteger(c.timeoutMs) && c.timeoutMs > 0)) {
-    problems.push({ field: 'timeoutMs', message: `timeoutMs must be a positive integer of milliseconds, got ${quote(c.timeoutMs)}` });
+  if (
+    c.timeoutMs !== undefined &&
+    !(typeof c.timeoutMs === 'number' && Number.isSafeInteger(c.timeoutMs) && c.timeoutMs > 0)
+  ) {
+    problems.push({
+      field: 'timeoutMs',
+      message: `timeoutMs must be a positive integer of milliseconds, got ${quote(c.timeoutMs)}`,
+    });
   }
 
   if (problems.length) return { problems };
@@ -203,9 +281,14 @@ function inspectContract(contract: unknown): Inspection {
     effect: effect as CapabilityEffect,
     confirmation: (c.confirmation as ConfirmationRequirement | undefined) ?? 'never',
     description: description as string,
-    inputSchema: c.inputSchema === undefined ? defaultInputSchema() : (JSON.parse(canonicalJson(c.inputSchema)) as JsonSchema),
+    inputSchema:
+      c.inputSchema === undefined
+        ? defaultInputSchema()
+        : (JSON.parse(canonicalJson(c.inputSchema)) as JsonSchema),
     // Absent stays absent (no key at all), so the canonical text has no `outputSchema` either.
-    ...(c.outputSchema === undefined ? {} : { outputSchema: JSON.parse(canonicalJson(c.outputSchema)) as JsonSchema }),
+    ...(c.outputSchema === undefined
+      ? {}
+      : { outputSchema: JSON.parse(canonicalJson(c.outputSchema)) as JsonSchema }),
     untrustedOutput: (c.untrustedOutput as boolean | undefined) ?? false,
     concurrency: (c.concurrency as CapabilityConcurrency | undefined) ?? DEFAULT_CONCURRENCY[k],
     timeoutMs: (c.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS[k],
@@ -224,13 +307,18 @@ export function checkContract(contract: unknown): ContractProblem[] {
 }
 
 function contractIdForMessage(contract: unknown): string {
-  const id = contract !== null && typeof contract === 'object' ? (contract as { id?: unknown }).id : undefined;
+  const id =
+    contract !== null && typeof contract === 'object' ? (contract as { id?: unknown }).id : undefined;
   return typeof id === 'string' && id.length > 0 ? `"${id}"` : '(without a valid id)';
 }
 
 /** The message and details of an `INVALID_CONTRACT` error for `problems`. */
-export function invalidContractError(contract: unknown, problems: readonly ContractProblem[]): AgentSurfaceDefinitionError {
-  const id = contract !== null && typeof contract === 'object' ? (contract as { id?: unknown }).id : undefined;
+export function invalidContractError(
+  contract: unknown,
+  problems: readonly ContractProblem[],
+): AgentSurfaceDefinitionError {
+  const id =
+    contract !== null && typeof contract === 'object' ? (contract as { id?: unknown }).id : undefined;
   const message = `Invalid capability contract ${contractIdForMessage(contract)}: ${problems.map((p) => p.message).join('; ')}.`;
   const details: JsonObject = { problems: problems.map((p) => ({ field: p.field, message: p.message })) };
   if (typeof id === 'string') details.capabilityId = id;

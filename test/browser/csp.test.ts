@@ -28,7 +28,7 @@ function loadFrame(src: string): Promise<{ result?: CspResult; error?: string }>
   });
 }
 
-describe('compiled validators under Content-Security-Policy: script-src \'self\'', () => {
+describe("compiled validators under Content-Security-Policy: script-src 'self'", () => {
   it('validate good and bad input with no CSP violation, where eval is blocked', async () => {
     const response = await fetch('/test/browser/fixtures/validate.csp.html');
     expect(response.headers.get('content-security-policy')).to.contain("script-src 'self'");

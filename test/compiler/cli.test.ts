@@ -40,9 +40,19 @@ const disable = {
   effect: 'destructive',
   confirmation: 'required',
   description: 'Disable the given devices.',
-  inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } }, required: ['ids'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { ids: { type: 'array', items: { type: 'string' } } },
+    required: ['ids'],
+    additionalProperties: false,
+  },
 };
-const rows = { id: 'view:devices.table.rows', kind: 'observation', effect: 'read', description: 'The visible rows.' };
+const rows = {
+  id: 'view:devices.table.rows',
+  kind: 'observation',
+  effect: 'read',
+  description: 'The visible rows.',
+};
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'agent-surface-cli-'));
@@ -56,17 +66,33 @@ describe('agent-surface compile', () => {
   it('compiles contracts files and globs into one module, a .d.ts and a one-line summary', async () => {
     const r = run('compile', 'src/**/*.contracts.json', '--out', 'gen/manifest.js');
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout.trim(), /^agent-surface: compiled 2 contracts from 2 files into gen\/manifest\.js \(\d+\.\d KB, \d+\.\d KB gzip\)$/);
+    assert.match(
+      r.stdout.trim(),
+      /^agent-surface: compiled 2 contracts from 2 files into gen\/manifest\.js \(\d+\.\d KB, \d+\.\d KB gzip\)$/,
+    );
     assert.equal(r.stdout.trim().split('\n').length, 1);
     const source = readFileSync(join(dir, 'gen/manifest.js'), 'utf8');
     assert.doesNotMatch(source, /\bimport\b|require\(|new Function|eval\(/);
     const mod = await import(`data:text/javascript,${encodeURIComponent(source)}`);
-    assert.deepEqual(Object.keys(mod.manifest.contracts), ['domain:devices.disable', 'view:devices.table.rows']);
+    assert.deepEqual(Object.keys(mod.manifest.contracts), [
+      'domain:devices.disable',
+      'view:devices.table.rows',
+    ]);
     assert.equal(mod.validators['domain:devices.disable'].input({ ids: ['a'] }), true);
     assert.equal(mod.validators['domain:devices.disable'].input({}), false);
-    assert.match(readFileSync(join(dir, 'gen/manifest.d.ts'), 'utf8'), /readonly "view:devices\.table\.rows": ContractValidators;/);
+    assert.match(
+      readFileSync(join(dir, 'gen/manifest.d.ts'), 'utf8'),
+      /readonly "view:devices\.table\.rows": ContractValidators;/,
+    );
 
-    const check = await runHere('compile', 'src/devices.contracts.json', 'src/nested/table.contracts.json', '--out', 'gen/manifest.js', '--check');
+    const check = await runHere(
+      'compile',
+      'src/devices.contracts.json',
+      'src/nested/table.contracts.json',
+      '--out',
+      'gen/manifest.js',
+      '--check',
+    );
     assert.equal(check.status, 0, check.stderr);
     assert.match(check.stdout, /up to date/);
   });
@@ -84,7 +110,13 @@ describe('agent-surface compile', () => {
       JSON.stringify([
         { ...rows, effect: 'destructive' },
         { ...disable, description: 'Something else.' },
-        { id: 'domain:schema', kind: 'action', effect: 'read', description: 'Bad schema.', inputSchema: { type: 'object', properties: { a: { type: 'strng' } } } },
+        {
+          id: 'domain:schema',
+          kind: 'action',
+          effect: 'read',
+          description: 'Bad schema.',
+          inputSchema: { type: 'object', properties: { a: { type: 'strng' } } },
+        },
         { ...rows, id: 'domain:extra', extra: true },
       ]),
     );
@@ -92,10 +124,36 @@ describe('agent-surface compile', () => {
     assert.equal(r.status, 1);
     const lines = r.stderr.trim().split('\n');
     assert.equal(lines.length, 4, r.stderr);
-    assert.ok(lines.some((l) => /^agent-surface: error: bad\.contracts\.json#1 \(view:devices\.table\.rows\): an observation only reads/.test(l)), r.stderr);
-    assert.ok(lines.some((l) => /^agent-surface: error: bad\.contracts\.json#2 \(domain:devices\.disable\): declared with a different contract at src\/devices\.contracts\.json#1/.test(l)), r.stderr);
-    assert.ok(lines.some((l) => /^agent-surface: error: bad\.contracts\.json#3 \(domain:schema\): inputSchema is not a valid JSON Schema/.test(l)), r.stderr);
-    assert.ok(lines.some((l) => /^agent-surface: error: bad\.contracts\.json#4 \(domain:extra\): unknown field "extra"/.test(l)), r.stderr);
+    assert.ok(
+      lines.some((l) =>
+        /^agent-surface: error: bad\.contracts\.json#1 \(view:devices\.table\.rows\): an observation only reads/.test(
+          l,
+        ),
+      ),
+      r.stderr,
+    );
+    assert.ok(
+      lines.some((l) =>
+        /^agent-surface: error: bad\.contracts\.json#2 \(domain:devices\.disable\): declared with a different contract at src\/devices\.contracts\.json#1/.test(
+          l,
+        ),
+      ),
+      r.stderr,
+    );
+    assert.ok(
+      lines.some((l) =>
+        /^agent-surface: error: bad\.contracts\.json#3 \(domain:schema\): inputSchema is not a valid JSON Schema/.test(
+          l,
+        ),
+      ),
+      r.stderr,
+    );
+    assert.ok(
+      lines.some((l) =>
+        /^agent-surface: error: bad\.contracts\.json#4 \(domain:extra\): unknown field "extra"/.test(l),
+      ),
+      r.stderr,
+    );
     assert.equal(existsSync(join(dir, 'gen/bad.js')), false);
   });
 
@@ -134,7 +192,11 @@ describe('cli helpers', () => {
       version: false,
       errors: [],
     });
-    assert.deepEqual(parseArgs(['compile', '--check', '--write', '--bogus', '-o']).errors, ['unknown option --bogus', '-o needs a file name', '--check and --write exclude each other']);
+    assert.deepEqual(parseArgs(['compile', '--check', '--write', '--bogus', '-o']).errors, [
+      'unknown option --bogus',
+      '-o needs a file name',
+      '--check and --write exclude each other',
+    ]);
   });
 
   it('matches globs like a shell', () => {
@@ -144,7 +206,12 @@ describe('cli helpers', () => {
     assert.ok(globToRegExp('src/*.{html,ts}').test('src/a.ts'));
     assert.ok(globToRegExp('src/[ab].ts').test('src/b.ts'));
     assert.ok(!globToRegExp('src/?.ts').test('src/ab.ts'));
-    const found = expandGlob('src/**/*.contracts.json', dir).map((f) => f.slice(dir.length + 1).split('\\').join('/'));
+    const found = expandGlob('src/**/*.contracts.json', dir).map((f) =>
+      f
+        .slice(dir.length + 1)
+        .split('\\')
+        .join('/'),
+    );
     assert.deepEqual(found, ['src/devices.contracts.json', 'src/nested/table.contracts.json']);
   });
 });

@@ -43,7 +43,12 @@ const search: CapabilityContract = {
     additionalProperties: false,
   },
 };
-const rows: CapabilityContract = { id: 'view:devices.table.rows', kind: 'observation', effect: 'read', description: 'Rows.' };
+const rows: CapabilityContract = {
+  id: 'view:devices.table.rows',
+  kind: 'observation',
+  effect: 'read',
+  description: 'Rows.',
+};
 
 describe('compileContracts', () => {
   it('emits one ES module with no imports, require, eval or new Function', async () => {
@@ -67,11 +72,16 @@ describe('compileContracts', () => {
     const b = await compileContracts([rows, search, disable, disable]);
     assert.equal(a.manifest.format, 'agent-surface-kit/manifest@1');
     assert.equal(a.manifest.compilerVersion, '0.1.0');
-    assert.deepEqual(Object.keys(a.manifest.contracts), ['domain:devices.disable', 'view:devices.table.rows', 'view:devices.table.search']);
+    assert.deepEqual(Object.keys(a.manifest.contracts), [
+      'domain:devices.disable',
+      'view:devices.table.rows',
+      'view:devices.table.search',
+    ]);
     assert.equal(a.manifest.contracts['domain:devices.disable'].token, computeContractToken(disable));
     assert.equal(a.manifest.contracts['view:devices.table.rows'].contract.timeoutMs, 5000);
     // the hash is sha256 of the canonical JSON of the contracts map, whatever the input order
-    const expected = 'sha256-' + createHash('sha256').update(canonicalJson(a.manifest.contracts)).digest('base64url');
+    const expected =
+      'sha256-' + createHash('sha256').update(canonicalJson(a.manifest.contracts)).digest('base64url');
     assert.equal(a.manifest.hash, expected);
     assert.equal(b.manifest.hash, a.manifest.hash);
     assert.equal(b.source, a.source);
@@ -110,8 +120,16 @@ describe('compileContracts', () => {
         { ...rows, effect: 'destructive' },
         { ...disable, inputSchema: { type: 'object', properties: { a: { type: 'strng' } } } },
         { ...search, inputSchema: { type: 'object', properties: { a: { type: 'string', minLenght: 2 } } } },
-        { ...search, id: 'domain:fmt', inputSchema: { type: 'object', properties: { a: { type: 'string', format: 'no-such-format' } } } },
-        { ...search, id: 'domain:old', inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' } },
+        {
+          ...search,
+          id: 'domain:fmt',
+          inputSchema: { type: 'object', properties: { a: { type: 'string', format: 'no-such-format' } } },
+        },
+        {
+          ...search,
+          id: 'domain:old',
+          inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+        },
         { ...search, description: 'Another description.' },
       ]),
       (e: unknown) => {
@@ -119,11 +137,26 @@ describe('compileContracts', () => {
         const byId = e.problems.map((p) => `${p.capabilityId}: ${p.message}`);
         assert.equal(e.problems.length, 6, byId.join('\n'));
         assert.match(byId[0], /^view:devices\.table\.rows: an observation only reads/);
-        assert.match(byId.find((m) => m.startsWith('domain:devices.disable'))!, /inputSchema is not a valid JSON Schema: schema is invalid/);
-        assert.match(byId.find((m) => m.includes('minLenght'))!, /^view:devices\.table\.search: .*strict mode: unknown keyword: "minLenght"/);
-        assert.match(byId.find((m) => m.startsWith('domain:fmt'))!, /unknown format "no-such-format"/);
-        assert.match(byId.find((m) => m.startsWith('domain:old'))!, /unsupported \$schema/);
-        assert.match(byId.find((m) => m.includes('declared twice'))!, /^view:devices\.table\.search: declared twice with different contracts/);
+        assert.match(
+          byId.find((m) => m.startsWith('domain:devices.disable'))!,
+          /inputSchema is not a valid JSON Schema: schema is invalid/,
+        );
+        assert.match(
+          byId.find((m) => m.includes('minLenght'))!,
+          /^view:devices\.table\.search: .*strict mode: unknown keyword: "minLenght"/,
+        );
+        assert.match(
+          byId.find((m) => m.startsWith('domain:fmt'))!,
+          /unknown format "no-such-format"/,
+        );
+        assert.match(
+          byId.find((m) => m.startsWith('domain:old'))!,
+          /unsupported \$schema/,
+        );
+        assert.match(
+          byId.find((m) => m.includes('declared twice'))!,
+          /^view:devices\.table\.search: declared twice with different contracts/,
+        );
         assert.match(e.message, /6 errors/);
         return true;
       },
@@ -139,10 +172,20 @@ describe('compileContracts', () => {
 
 describe('findForbiddenCode', () => {
   it('finds code, not text in literals', () => {
-    assert.deepEqual(findForbiddenCode('const a = "eval(x) require(y) new Function"; const r = /eval\\(/g; const t = `import(${"x"})`;'), []);
+    assert.deepEqual(
+      findForbiddenCode(
+        'const a = "eval(x) require(y) new Function"; const r = /eval\\(/g; const t = `import(${"x"})`;',
+      ),
+      [],
+    );
     assert.deepEqual(findForbiddenCode('// eval(x)\n/* require("a") */ const x = 1;'), []);
     assert.deepEqual(findForbiddenCode('const f = require("ajv/dist/runtime/ucs2length");'), ['require(']);
-    assert.deepEqual(findForbiddenCode('var a=typeof require<"u"?require:0;throw Error(\'Dynamic require of "\'+e+\'" is not supported\')'), ['Dynamic require', 'require(']);
+    assert.deepEqual(
+      findForbiddenCode(
+        'var a=typeof require<"u"?require:0;throw Error(\'Dynamic require of "\'+e+\'" is not supported\')',
+      ),
+      ['Dynamic require', 'require('],
+    );
     assert.deepEqual(findForbiddenCode('x=new Function("return 1")'), ['new Function']);
     assert.deepEqual(findForbiddenCode('x=(0,eval)("1")'), ['eval(']);
     assert.deepEqual(findForbiddenCode('import{a}from"b";'), ['an import']);
@@ -157,7 +200,9 @@ describe('committed fixtures', () => {
     const { readFile } = await import('node:fs/promises');
     const { buildContractModule } = await import('../../src/compiler/compile.js');
     const dir = new URL('../browser/fixtures/', import.meta.url);
-    const contracts = JSON.parse(await readFile(new URL('csp.contracts.json', dir), 'utf8')) as CapabilityContract[];
+    const contracts = JSON.parse(
+      await readFile(new URL('csp.contracts.json', dir), 'utf8'),
+    ) as CapabilityContract[];
     const { source } = await buildContractModule(contracts);
     const committed = await readFile(new URL('csp-manifest.js', dir), 'utf8');
     assert.equal(

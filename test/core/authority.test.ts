@@ -1,8 +1,20 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCompilerAuthority, devAuthority, issuesFromAjvErrors, issuesFromCfworkerErrors } from '../../src/core/authority.js';
+import {
+  createCompilerAuthority,
+  devAuthority,
+  issuesFromAjvErrors,
+  issuesFromCfworkerErrors,
+} from '../../src/core/authority.js';
 import { compileContracts } from '../../src/compiler/compile.js';
-import type { AgentSurfaceAuthority, CapabilityContract, JsonObject, ContractManifest, ContractValidators, ValidationOutcome } from '../../src/core/types.js';
+import type {
+  AgentSurfaceAuthority,
+  CapabilityContract,
+  JsonObject,
+  ContractManifest,
+  ContractValidators,
+  ValidationOutcome,
+} from '../../src/core/types.js';
 
 const disable: CapabilityContract = {
   id: 'domain:devices.disable',
@@ -22,7 +34,12 @@ const disable: CapabilityContract = {
   },
   outputSchema: { type: 'object', properties: { disabled: { type: 'integer' } }, required: ['disabled'] },
 };
-const rows: CapabilityContract = { id: 'view:devices.table.rows', kind: 'observation', effect: 'read', description: 'The visible rows.' };
+const rows: CapabilityContract = {
+  id: 'view:devices.table.rows',
+  kind: 'observation',
+  effect: 'read',
+  description: 'The visible rows.',
+};
 
 let manifest: ContractManifest;
 let validators: Record<string, ContractValidators>;
@@ -49,7 +66,11 @@ describe('createCompilerAuthority', () => {
 
   it('admits a contract with its token, in any key order and with defaults omitted or spelled out', () => {
     const token = manifest.contracts['domain:devices.disable'].token;
-    for (const declared of [disable, { ...disable, timeoutMs: 10000, untrustedOutput: false }, Object.fromEntries(Object.entries(disable).reverse())]) {
+    for (const declared of [
+      disable,
+      { ...disable, timeoutMs: 10000, untrustedOutput: false },
+      Object.fromEntries(Object.entries(disable).reverse()),
+    ]) {
       const admission = authority.admit(declared as CapabilityContract, token);
       assert.equal(admission.ok, true);
       if (admission.ok) {
@@ -67,19 +88,19 @@ describe('createCompilerAuthority', () => {
     const bad = sync(admission.validateInput({ mode: 'medium', extra: 1, 'a/b~c': {} }));
     assert.equal(bad.valid, false);
     const issues = bad.valid ? [] : bad.issues;
-    assert.deepEqual(
-      issues.map((i) => [i.path, i.keyword]).sort(),
-      [
-        ['/a~1b~0c/n', 'required'],
-        ['/extra', 'additionalProperties'],
-        ['/ids', 'required'],
-        ['/mode', 'enum'],
-      ],
-    );
+    assert.deepEqual(issues.map((i) => [i.path, i.keyword]).sort(), [
+      ['/a~1b~0c/n', 'required'],
+      ['/extra', 'additionalProperties'],
+      ['/ids', 'required'],
+      ['/mode', 'enum'],
+    ]);
     assert.match(issues.find((i) => i.keyword === 'enum')!.message, /"soft", "hard"/);
     assert.equal(issues.find((i) => i.keyword === 'required' && i.path === '/ids')!.message, 'is required');
     const typeIssue = sync(admission.validateInput({ ids: [1] }));
-    assert.deepEqual(typeIssue, { valid: false, issues: [{ path: '/ids/0', message: 'must be string', keyword: 'type' }] });
+    assert.deepEqual(typeIssue, {
+      valid: false,
+      issues: [{ path: '/ids/0', message: 'must be string', keyword: 'type' }],
+    });
     assert.ok(admission.validateOutput);
     assert.deepEqual(sync(admission.validateOutput!({ disabled: 2 })), { valid: true });
     assert.equal(sync(admission.validateOutput!({ disabled: 'two' })).valid, false);
@@ -122,7 +143,7 @@ describe('createCompilerAuthority', () => {
     assert.equal(r.error.details?.tokenOf, 'domain:devices.disable');
   });
 
-  it('refuses a contract that differs from the manifest\'s, naming the fields', () => {
+  it("refuses a contract that differs from the manifest's, naming the fields", () => {
     const token = manifest.contracts['domain:devices.disable'].token;
     const changes: Array<[Partial<CapabilityContract>, string]> = [
       [{ description: 'Disable devices quietly.' }, 'description'],
@@ -145,7 +166,10 @@ describe('createCompilerAuthority', () => {
   });
 
   it('refuses an invalid contract with INVALID_CONTRACT before looking at tokens', () => {
-    const r = authority.admit({ ...disable, description: '' }, manifest.contracts['domain:devices.disable'].token);
+    const r = authority.admit(
+      { ...disable, description: '' },
+      manifest.contracts['domain:devices.disable'].token,
+    );
     assert.ok(!r.ok);
     assert.equal(r.error.code, 'INVALID_CONTRACT');
     assert.equal(r.error.details?.capabilityId, 'domain:devices.disable');
@@ -154,20 +178,67 @@ describe('createCompilerAuthority', () => {
     assert.equal(notObject.error.code, 'INVALID_CONTRACT');
   });
 
-  it('throws at creation for a manifest that is not the compiler\'s', () => {
+  it("throws at creation for a manifest that is not the compiler's", () => {
     const entry = manifest.contracts['domain:devices.disable'];
     const bad: Array<[unknown, RegExp]> = [
       [{}, /manifest` is missing/],
       [{ manifest: { ...manifest, format: 'x' }, validators }, /format/],
-      [{ manifest: { ...manifest, contracts: { 'domain:devices.disable': { ...entry, token: 'x' } } }, validators }, /token is not a contract token/],
-      [{ manifest: { ...manifest, contracts: { 'domain:other': entry } }, validators }, /holds the contract of/],
-      [{ manifest: { ...manifest, contracts: { 'domain:devices.disable': { ...entry, contract: { ...entry.contract, confirmation: undefined } } } }, validators }, /not normalized/],
-      [{ manifest: { ...manifest, contracts: { 'domain:devices.disable': { ...entry, contract: { ...entry.contract, description: '' } } } }, validators }, /not a valid contract/],
+      [
+        {
+          manifest: { ...manifest, contracts: { 'domain:devices.disable': { ...entry, token: 'x' } } },
+          validators,
+        },
+        /token is not a contract token/,
+      ],
+      [
+        { manifest: { ...manifest, contracts: { 'domain:other': entry } }, validators },
+        /holds the contract of/,
+      ],
+      [
+        {
+          manifest: {
+            ...manifest,
+            contracts: {
+              'domain:devices.disable': {
+                ...entry,
+                contract: { ...entry.contract, confirmation: undefined },
+              },
+            },
+          },
+          validators,
+        },
+        /not normalized/,
+      ],
+      [
+        {
+          manifest: {
+            ...manifest,
+            contracts: {
+              'domain:devices.disable': { ...entry, contract: { ...entry.contract, description: '' } },
+            },
+          },
+          validators,
+        },
+        /not a valid contract/,
+      ],
       [{ manifest, validators: {} }, /validators\["domain:devices\.disable"\]\.input is missing/],
-      [{ manifest, validators: { ...validators, 'domain:devices.disable': { input: validators['domain:devices.disable'].input } } }, /output does not match/],
+      [
+        {
+          manifest,
+          validators: {
+            ...validators,
+            'domain:devices.disable': { input: validators['domain:devices.disable'].input },
+          },
+        },
+        /output does not match/,
+      ],
     ];
     for (const [options, message] of bad) {
-      assert.throws(() => createCompilerAuthority(options as never), (e: unknown) => e instanceof TypeError && message.test(e.message) && /agent-surface compile/.test(e.message));
+      assert.throws(
+        () => createCompilerAuthority(options as never),
+        (e: unknown) =>
+          e instanceof TypeError && message.test(e.message) && /agent-surface compile/.test(e.message),
+      );
     }
   });
 });
@@ -189,15 +260,12 @@ describe('devAuthority', () => {
     assert.deepEqual(await first, { valid: true });
     const second = sync(admission.validateInput({ mode: 'medium', extra: 1, ids: [1], 'a/b~c': {} }));
     assert.equal(second.valid, false);
-    assert.deepEqual(
-      (second.valid ? [] : second.issues).map((i) => [i.path, i.keyword]).sort(),
-      [
-        ['/a~1b~0c/n', 'required'],
-        ['/extra', 'additionalProperties'],
-        ['/ids/0', 'type'],
-        ['/mode', 'enum'],
-      ],
-    );
+    assert.deepEqual((second.valid ? [] : second.issues).map((i) => [i.path, i.keyword]).sort(), [
+      ['/a~1b~0c/n', 'required'],
+      ['/extra', 'additionalProperties'],
+      ['/ids/0', 'type'],
+      ['/mode', 'enum'],
+    ]);
     assert.deepEqual(sync(admission.validateOutput!({ disabled: 1 })), { valid: true });
     assert.equal(sync(admission.validateOutput!({})).valid, false);
   });
@@ -233,7 +301,12 @@ describe('devAuthority', () => {
       kind: 'action',
       effect: 'read',
       description: 'Draft 07.',
-      inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'number', maximum: 3 } }, dependencies: { n: ['m'] } },
+      inputSchema: {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { n: { type: 'number', maximum: 3 } },
+        dependencies: { n: ['m'] },
+      },
     };
     const compiled = await compileContracts([c]);
     const prod = createCompilerAuthority(compiled).admit(c, compiled.manifest.contracts['domain:d7'].token);
@@ -247,7 +320,12 @@ describe('devAuthority', () => {
       const a = sync(prod.validateInput(input));
       const b: ValidationOutcome = await dev.validateInput(input);
       assert.equal(a.valid, b.valid, JSON.stringify(input));
-      if (!a.valid && !b.valid) assert.deepEqual(a.issues.map((i) => i.path), b.issues.map((i) => i.path), JSON.stringify(input));
+      if (!a.valid && !b.valid)
+        assert.deepEqual(
+          a.issues.map((i) => i.path),
+          b.issues.map((i) => i.path),
+          JSON.stringify(input),
+        );
     }
   });
 });
@@ -256,9 +334,24 @@ describe('issue mapping', () => {
   it('puts the property into the path for required / additionalProperties (ajv)', () => {
     assert.deepEqual(
       issuesFromAjvErrors([
-        { instancePath: '/x', keyword: 'required', params: { missingProperty: 'a/b' }, message: "must have required property 'a/b'" },
-        { instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: '~' }, message: 'must NOT have additional properties' },
-        { instancePath: '', keyword: 'if', params: { failingKeyword: 'then' }, message: 'must match "then" schema' },
+        {
+          instancePath: '/x',
+          keyword: 'required',
+          params: { missingProperty: 'a/b' },
+          message: "must have required property 'a/b'",
+        },
+        {
+          instancePath: '',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: '~' },
+          message: 'must NOT have additional properties',
+        },
+        {
+          instancePath: '',
+          keyword: 'if',
+          params: { failingKeyword: 'then' },
+          message: 'must match "then" schema',
+        },
         { instancePath: '/n', keyword: 'maximum', params: { limit: 3 }, message: 'must be <= 3' },
       ]),
       [
@@ -273,10 +366,30 @@ describe('issue mapping', () => {
   it('decodes cfworker locations and keeps only leaf errors', () => {
     assert.deepEqual(
       issuesFromCfworkerErrors([
-        { instanceLocation: '#', keyword: 'properties', keywordLocation: '#/properties', error: 'Property "a b" does not match schema.' },
-        { instanceLocation: '#/a%20b', keyword: 'type', keywordLocation: '#/properties/a%20b/type', error: 'Instance type "number" is invalid. Expected "string".' },
-        { instanceLocation: '#/x', keyword: 'anyOf', keywordLocation: '#/properties/x/anyOf', error: 'Instance does not match any subschemas.' },
-        { instanceLocation: '#/x', keyword: 'type', keywordLocation: '#/properties/x/anyOf/0/type', error: 'Instance type "null" is invalid.' },
+        {
+          instanceLocation: '#',
+          keyword: 'properties',
+          keywordLocation: '#/properties',
+          error: 'Property "a b" does not match schema.',
+        },
+        {
+          instanceLocation: '#/a%20b',
+          keyword: 'type',
+          keywordLocation: '#/properties/a%20b/type',
+          error: 'Instance type "number" is invalid. Expected "string".',
+        },
+        {
+          instanceLocation: '#/x',
+          keyword: 'anyOf',
+          keywordLocation: '#/properties/x/anyOf',
+          error: 'Instance does not match any subschemas.',
+        },
+        {
+          instanceLocation: '#/x',
+          keyword: 'type',
+          keywordLocation: '#/properties/x/anyOf/0/type',
+          error: 'Instance type "null" is invalid.',
+        },
       ]),
       [
         { path: '/a b', message: 'Instance type "number" is invalid. Expected "string".', keyword: 'type' },

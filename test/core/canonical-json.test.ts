@@ -1,7 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CanonicalJsonError, canonicalJson, checkJson, isJsonValue, jsonStringBytes } from '../../src/core/canonical-json.js';
+import {
+  CanonicalJsonError,
+  canonicalJson,
+  checkJson,
+  isJsonValue,
+  jsonStringBytes,
+} from '../../src/core/canonical-json.js';
 
 function throwsAt(value: unknown, path: string, message: RegExp): void {
   assert.throws(
@@ -18,9 +24,15 @@ function throwsAt(value: unknown, path: string, message: RegExp): void {
 
 describe('canonicalJson', () => {
   it('sorts keys at every level, by code unit, with no whitespace', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
     // code-unit order: uppercase before lowercase, "é" (U+00E9) after "z", astral by surrogates
-    assert.equal(canonicalJson({ z: 1, é: 2, Z: 3, '\u{1F600}': 4, '\uffff': 5 }), '{"Z":3,"z":1,"é":2,"\u{1F600}":4,"\uffff":5}');
+    assert.equal(
+      canonicalJson({ z: 1, é: 2, Z: 3, '\u{1F600}': 4, '\uffff': 5 }),
+      '{"Z":3,"z":1,"é":2,"\u{1F600}":4,"\uffff":5}',
+    );
     assert.equal(canonicalJson('x\n"'), '"x\\n\\""');
     assert.equal(canonicalJson(-0), '0');
     assert.equal(canonicalJson([]), '[]');
@@ -40,7 +52,7 @@ describe('canonicalJson', () => {
     throwsAt({ d: new Date(0) }, '/d', /Date is not a plain object/);
     throwsAt({ m: new Map() }, '/m', /Map/);
     throwsAt({ 'a/b': { '~': new Set() } }, '/a~1b/~0', /Set/);
-    throwsAt([, 1], '/0', /hole/); // eslint-disable-line no-sparse-arrays
+    throwsAt([, 1], '/0', /hole/);
     class Thing {}
     throwsAt(new Thing(), '', /Thing/);
     const cyclic: Record<string, unknown> = { a: {} };
@@ -73,7 +85,17 @@ describe('canonicalJson', () => {
   });
 
   it('rejects every value that holds a non-JSON leaf', () => {
-    const bad = fc.constantFrom<unknown>(undefined, NaN, Infinity, -Infinity, 1n, () => 0, Symbol('s'), new Date(0), new Map());
+    const bad = fc.constantFrom<unknown>(
+      undefined,
+      NaN,
+      Infinity,
+      -Infinity,
+      1n,
+      () => 0,
+      Symbol('s'),
+      new Date(0),
+      new Map(),
+    );
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 2 }), bad, fc.string(), (base, leaf, key) => {
         for (const value of [[base, leaf], { [key]: leaf, other: base }]) {
@@ -119,12 +141,20 @@ describe('checkJson', () => {
     assert.equal((checkJson({ d: new Date() }) as { code: string }).code, 'non-plain-object');
     const cyclic: unknown[] = [];
     cyclic.push(cyclic);
-    assert.deepEqual(checkJson(cyclic), { ok: false, path: '/0', code: 'cycle', reason: 'a cycle (the value contains itself)' });
+    assert.deepEqual(checkJson(cyclic), {
+      ok: false,
+      path: '/0',
+      code: 'cycle',
+      reason: 'a cycle (the value contains itself)',
+    });
   });
 
   it('enforces maxBytes and maxDepth', () => {
     assert.equal(checkJson({ a: 'x'.repeat(100) }, { maxBytes: 100 }).ok, false);
-    assert.equal((checkJson({ a: 'x'.repeat(100) }, { maxBytes: 100 }) as { code: string }).code, 'too-large');
+    assert.equal(
+      (checkJson({ a: 'x'.repeat(100) }, { maxBytes: 100 }) as { code: string }).code,
+      'too-large',
+    );
     assert.deepEqual(checkJson({ a: 'xx' }, { maxBytes: 10 }), { ok: true, bytes: 10 });
     assert.equal(checkJson({ a: 'xx' }, { maxBytes: 9 }).ok, false);
     assert.equal(checkJson([[[]]], { maxDepth: 3 }).ok, true);
@@ -142,8 +172,20 @@ describe('checkJson', () => {
         throw new Error('boom');
       },
     };
-    assert.deepEqual(checkJson(hostile), { ok: false, path: '/x', code: 'unreadable', reason: 'a property could not be read' });
-    const trap = new Proxy({}, { ownKeys: () => { throw new Error('trap'); } });
+    assert.deepEqual(checkJson(hostile), {
+      ok: false,
+      path: '/x',
+      code: 'unreadable',
+      reason: 'a property could not be read',
+    });
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     assert.equal(checkJson(trap).ok, false);
     assert.equal(isJsonValue({ a: [1, 'x', null, true] }), true);
     assert.equal(isJsonValue(undefined), false);

@@ -11,12 +11,28 @@ describe('parseCapabilityId', () => {
       path: ['devices', 'table', 'selectRows'],
       canonical: true,
     });
-    assert.deepEqual(parseCapabilityId('domain:devices.disable'), { ok: true, plane: 'domain', path: ['devices', 'disable'], canonical: true });
-    assert.deepEqual(parseCapabilityId('domain:x'), { ok: true, plane: 'domain', path: ['x'], canonical: true });
+    assert.deepEqual(parseCapabilityId('domain:devices.disable'), {
+      ok: true,
+      plane: 'domain',
+      path: ['devices', 'disable'],
+      canonical: true,
+    });
+    assert.deepEqual(parseCapabilityId('domain:x'), {
+      ok: true,
+      plane: 'domain',
+      path: ['x'],
+      canonical: true,
+    });
   });
 
   it('accepts ids outside the segment grammar as non-canonical', () => {
-    for (const id of ['domain:devices.do_thing', 'view:Devices.1table', 'domain:a-b', 'domain:a:b', 'view:ünïcode']) {
+    for (const id of [
+      'domain:devices.do_thing',
+      'view:Devices.1table',
+      'domain:a-b',
+      'domain:a:b',
+      'view:ünïcode',
+    ]) {
       const parsed = parseCapabilityId(id);
       assert.equal(parsed.ok, true, id);
       assert.equal(parsed.ok && parsed.canonical, false, id);
@@ -56,11 +72,15 @@ describe('parseCapabilityId', () => {
   it('agrees with the canonical grammar on generated ids', () => {
     const segment = fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,8}$/);
     fc.assert(
-      fc.property(fc.constantFrom('view', 'domain'), fc.array(segment, { minLength: 1, maxLength: 5 }), (plane, path) => {
-        const id = `${plane}:${path.join('.')}`;
-        assert.deepEqual(parseCapabilityId(id), { ok: true, plane, path, canonical: true });
-        assert.equal(isCanonicalCapabilityId(id), true);
-      }),
+      fc.property(
+        fc.constantFrom('view', 'domain'),
+        fc.array(segment, { minLength: 1, maxLength: 5 }),
+        (plane, path) => {
+          const id = `${plane}:${path.join('.')}`;
+          assert.deepEqual(parseCapabilityId(id), { ok: true, plane, path, canonical: true });
+          assert.equal(isCanonicalCapabilityId(id), true);
+        },
+      ),
     );
     fc.assert(
       fc.property(fc.string({ maxLength: 30 }), (s) => {

@@ -19,7 +19,12 @@ const action: CapabilityContract = {
   kind: 'action',
   effect: 'destructive',
   description: 'Disable the given devices.',
-  inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } }, required: ['ids'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { ids: { type: 'array', items: { type: 'string' } } },
+    required: ['ids'],
+    additionalProperties: false,
+  },
 };
 
 function problemsOf(patch: Record<string, unknown>, base: CapabilityContract = action): string[] {
@@ -48,14 +53,27 @@ describe('normalizeContract', () => {
       timeoutMs: 10000,
     });
     assert.equal('outputSchema' in n, false);
-    const o = normalizeContract({ id: 'view:t.rows', kind: 'observation', effect: 'server-query', description: 'Rows.', outputSchema: { type: 'array' } });
+    const o = normalizeContract({
+      id: 'view:t.rows',
+      kind: 'observation',
+      effect: 'server-query',
+      description: 'Rows.',
+      outputSchema: { type: 'array' },
+    });
     assert.equal(o.concurrency, 'parallel');
     assert.equal(o.timeoutMs, 5000);
     assert.deepEqual(o.outputSchema, { type: 'array' });
   });
 
   it('keeps explicit values and treats undefined optional fields as absent', () => {
-    const n = normalizeContract({ ...action, confirmation: 'required', untrustedOutput: true, concurrency: 'parallel', timeoutMs: 1, outputSchema: undefined });
+    const n = normalizeContract({
+      ...action,
+      confirmation: 'required',
+      untrustedOutput: true,
+      concurrency: 'parallel',
+      timeoutMs: 1,
+      outputSchema: undefined,
+    });
     assert.equal(n.confirmation, 'required');
     assert.equal(n.untrustedOutput, true);
     assert.equal(n.concurrency, 'parallel');
@@ -63,7 +81,7 @@ describe('normalizeContract', () => {
     assert.equal('outputSchema' in n, false);
   });
 
-  it('copies the schemas: later edits to the author\'s objects do not leak in', () => {
+  it("copies the schemas: later edits to the author's objects do not leak in", () => {
     const schema = { type: 'object', properties: {} } as JsonSchema;
     const n = normalizeContract({ ...action, inputSchema: schema });
     (schema.properties as Record<string, unknown>).x = { type: 'string' };
@@ -73,7 +91,11 @@ describe('normalizeContract', () => {
   it('throws INVALID_CONTRACT naming the capability id', () => {
     assert.throws(
       () => normalizeContract({ ...action, description: '' }),
-      (e: unknown) => e instanceof AgentSurfaceDefinitionError && e.code === 'INVALID_CONTRACT' && /"domain:devices\.disable"/.test(e.message) && /description is empty/.test(e.message),
+      (e: unknown) =>
+        e instanceof AgentSurfaceDefinitionError &&
+        e.code === 'INVALID_CONTRACT' &&
+        /"domain:devices\.disable"/.test(e.message) &&
+        /description is empty/.test(e.message),
     );
   });
 });
@@ -88,7 +110,13 @@ describe('checkContract', () => {
     assert.match(problemsOf({ id: 'devices.disable' })[0], /^id: bad id: .*no plane/);
     assert.match(problemsOf({ id: 'domain:a..b' })[0], /^id: .*empty path segment/);
     assert.match(problemsOf({ kind: 'observation' })[0], /^effect: an observation only reads.*"destructive"/);
-    for (const effect of ['local-state', 'navigation', 'server-mutation', 'external-side-effect', 'destructive']) {
+    for (const effect of [
+      'local-state',
+      'navigation',
+      'server-mutation',
+      'external-side-effect',
+      'destructive',
+    ]) {
       assert.equal(problemsOf({ kind: 'observation', effect }).length, 1, effect);
     }
     assert.deepEqual(problemsOf({ kind: 'observation', effect: 'server-query' }), []);
@@ -100,11 +128,20 @@ describe('checkContract', () => {
     assert.match(problemsOf({ inputSchema: { type: 'array' } })[0], /^inputSchema: .*type "object".*"array"/);
     assert.match(problemsOf({ inputSchema: { properties: {} } })[0], /type "object"/);
     assert.match(problemsOf({ inputSchema: [] })[0], /JSON Schema object.*array/);
-    assert.match(problemsOf({ inputSchema: { type: 'object', default: undefined } })[0], /not JSON: undefined/);
+    assert.match(
+      problemsOf({ inputSchema: { type: 'object', default: undefined } })[0],
+      /not JSON: undefined/,
+    );
     assert.match(problemsOf({ outputSchema: 'string' })[0], /^outputSchema: .*JSON Schema object/);
-    assert.match(problemsOf({ kind: 'tool' })[0], /^kind: kind must be one of "action", "observation", got "tool"/);
+    assert.match(
+      problemsOf({ kind: 'tool' })[0],
+      /^kind: kind must be one of "action", "observation", got "tool"/,
+    );
     assert.match(problemsOf({ effect: 'write' })[0], /^effect: effect must be one of/);
-    assert.match(problemsOf({ confirmation: 'always' })[0], /^confirmation: .*"never", "optional", "required"/);
+    assert.match(
+      problemsOf({ confirmation: 'always' })[0],
+      /^confirmation: .*"never", "optional", "required"/,
+    );
     assert.match(problemsOf({ concurrency: 'queued' })[0], /^concurrency: /);
     assert.match(problemsOf({ untrustedOutput: 'yes' })[0], /^untrustedOutput: /);
     for (const timeoutMs of [0, -1, 1.5, NaN, Infinity, '100', 2 ** 60]) {
@@ -125,14 +162,26 @@ describe('checkContract', () => {
     assert.deepEqual(problemsOf({ inputSchema: big(MAX_SCHEMA_BYTES - overhead) }), []);
     assert.match(problemsOf({ inputSchema: big(MAX_SCHEMA_BYTES - overhead + 1) })[0], /16385 bytes.*16384/);
     // multi-byte characters count in UTF-8 bytes
-    assert.match(problemsOf({ outputSchema: { description: 'é'.repeat(MAX_SCHEMA_BYTES / 2) } })[0], /^outputSchema: .*bytes/);
+    assert.match(
+      problemsOf({ outputSchema: { description: 'é'.repeat(MAX_SCHEMA_BYTES / 2) } })[0],
+      /^outputSchema: .*bytes/,
+    );
 
     // schema 1, properties 2, a 3, properties 4, b 5, items 6, enum 7, inner array 8
-    const depth8 = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'array', items: { enum: [['x']] } } } } } };
+    const depth8 = {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { b: { type: 'array', items: { enum: [['x']] } } } } },
+    };
     assert.deepEqual(problemsOf({ inputSchema: depth8 }), []);
-    const depth9 = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'array', items: { enum: [[['x']]] } } } } } };
+    const depth9 = {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { b: { type: 'array', items: { enum: [[['x']]] } } } } },
+    };
     assert.match(problemsOf({ inputSchema: depth9 })[0], /nested 9 levels deep; the limit is 8/);
-    assert.match(problemsOf({ outputSchema: nested(60) })[0], /outputSchema is nested (\d+|more than 64) levels/);
+    assert.match(
+      problemsOf({ outputSchema: nested(60) })[0],
+      /outputSchema is nested (\d+|more than 64) levels/,
+    );
     assert.match(problemsOf({ outputSchema: nested(200) })[0], /more than 64 levels/);
   });
 
@@ -144,7 +193,10 @@ describe('checkContract', () => {
       (e: unknown) => {
         assert.ok(e instanceof AgentSurfaceDefinitionError);
         assert.equal(e.code, 'INVALID_CONTRACT');
-        assert.match(e.message, /Invalid capability contract "domain:devices\.disable": effect must be one of/);
+        assert.match(
+          e.message,
+          /Invalid capability contract "domain:devices\.disable": effect must be one of/,
+        );
         assert.equal(e.details?.capabilityId, 'domain:devices.disable');
         assert.ok(Array.isArray(e.details?.problems));
         return true;
@@ -157,14 +209,36 @@ describe('checkContract', () => {
 // Tokens
 
 const schemaArb: fc.Arbitrary<JsonSchema> = fc
-  .dictionary(fc.stringMatching(/^[a-z]{1,6}$/), fc.constantFrom<JsonSchema>({ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }), { maxKeys: 4 })
+  .dictionary(
+    fc.stringMatching(/^[a-z]{1,6}$/),
+    fc.constantFrom<JsonSchema>(
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'array', items: { type: 'string' } },
+    ),
+    { maxKeys: 4 },
+  )
   .map((properties) => ({ type: 'object', properties, additionalProperties: false }));
 
 const contractArb: fc.Arbitrary<CapabilityContract> = fc.record(
   {
-    id: fc.tuple(fc.constantFrom('view', 'domain'), fc.array(fc.stringMatching(/^[a-z][A-Za-z0-9]{0,6}$/), { minLength: 1, maxLength: 3 })).map(([p, s]) => `${p}:${s.join('.')}`),
+    id: fc
+      .tuple(
+        fc.constantFrom('view', 'domain'),
+        fc.array(fc.stringMatching(/^[a-z][A-Za-z0-9]{0,6}$/), { minLength: 1, maxLength: 3 }),
+      )
+      .map(([p, s]) => `${p}:${s.join('.')}`),
     kind: fc.constant('action' as const),
-    effect: fc.constantFrom('read', 'local-state', 'navigation', 'server-query', 'server-mutation', 'external-side-effect', 'destructive'),
+    effect: fc.constantFrom(
+      'read',
+      'local-state',
+      'navigation',
+      'server-query',
+      'server-mutation',
+      'external-side-effect',
+      'destructive',
+    ),
     confirmation: fc.constantFrom('never', 'optional', 'required'),
     description: fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim().length > 0),
     inputSchema: schemaArb,
@@ -179,7 +253,10 @@ function shuffleKeys<T>(value: T, seed: number): T {
   if (Array.isArray(value)) return value.map((v, i) => shuffleKeys(v, seed + i)) as T;
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value);
-  const rotated = entries.slice(seed % Math.max(entries.length, 1)).concat(entries.slice(0, seed % Math.max(entries.length, 1))).reverse();
+  const rotated = entries
+    .slice(seed % Math.max(entries.length, 1))
+    .concat(entries.slice(0, seed % Math.max(entries.length, 1)))
+    .reverse();
   return Object.fromEntries(rotated.map(([k, v]) => [k, shuffleKeys(v, seed * 31 + k.length)])) as T;
 }
 
@@ -193,11 +270,23 @@ describe('contract tokens', () => {
   });
 
   it('are the hash of the canonical JSON of the normalized contract: defaults do not change them', () => {
-    const explicit = { ...action, confirmation: 'never', untrustedOutput: false, concurrency: 'serial', timeoutMs: 10000 } as const;
+    const explicit = {
+      ...action,
+      confirmation: 'never',
+      untrustedOutput: false,
+      concurrency: 'serial',
+      timeoutMs: 10000,
+    } as const;
     assert.equal(computeContractToken(explicit), computeContractToken(action));
     assert.equal(contractCanonicalJson(explicit), contractCanonicalJson(action));
     const bare = { id: 'domain:x', kind: 'action', effect: 'read', description: 'x' } as const;
-    assert.equal(computeContractToken(bare), computeContractToken({ ...bare, inputSchema: { additionalProperties: false, properties: {}, type: 'object' } }));
+    assert.equal(
+      computeContractToken(bare),
+      computeContractToken({
+        ...bare,
+        inputSchema: { additionalProperties: false, properties: {}, type: 'object' },
+      }),
+    );
   });
 
   it('never change with key order', () => {
@@ -213,10 +302,20 @@ describe('contract tokens', () => {
       ['id', (c) => ({ ...c, id: c.id + 'X' })],
       ['kind', (c) => ({ ...c, kind: c.kind === 'action' ? 'observation' : 'action', effect: 'read' })],
       ['effect', (c) => ({ ...c, effect: c.effect === 'read' ? 'server-query' : 'read' })],
-      ['confirmation', (c) => ({ ...c, confirmation: (c.confirmation ?? 'never') === 'never' ? 'required' : 'never' })],
+      [
+        'confirmation',
+        (c) => ({ ...c, confirmation: (c.confirmation ?? 'never') === 'never' ? 'required' : 'never' }),
+      ],
       ['description', (c) => ({ ...c, description: c.description + '.' })],
-      ['inputSchema', (c) => ({ ...c, inputSchema: { ...(c.inputSchema ?? { type: 'object' }), minProperties: 1 } })],
-      ['outputSchema', (c) => (c.outputSchema ? { ...c, outputSchema: undefined } : { ...c, outputSchema: { type: 'object' } })],
+      [
+        'inputSchema',
+        (c) => ({ ...c, inputSchema: { ...(c.inputSchema ?? { type: 'object' }), minProperties: 1 } }),
+      ],
+      [
+        'outputSchema',
+        (c) =>
+          c.outputSchema ? { ...c, outputSchema: undefined } : { ...c, outputSchema: { type: 'object' } },
+      ],
       ['untrustedOutput', (c) => ({ ...c, untrustedOutput: !c.untrustedOutput })],
       ['timeoutMs', (c) => ({ ...c, timeoutMs: (c.timeoutMs ?? 10000) + 1 })],
     ];
@@ -230,6 +329,9 @@ describe('contract tokens', () => {
   });
 
   it('refuses to hash an invalid contract', () => {
-    assert.throws(() => computeContractToken({ ...action, id: 'nope' }), /computeContractToken: contract "nope" is invalid: bad id/);
+    assert.throws(
+      () => computeContractToken({ ...action, id: 'nope' }),
+      /computeContractToken: contract "nope" is invalid: bad id/,
+    );
   });
 });
