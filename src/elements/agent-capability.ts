@@ -53,12 +53,6 @@ import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
  * @attr {string} unavailable - Present when the capability cannot be called right now; its value is the reason shown to the agent.
  * @attr {string} note - A short live note for the agent (e.g. "3 rows selected").
  *
- * @prop {CapabilityContract | undefined} contract - A contract given in code instead of attributes and schema scripts.
- * @prop {CapabilityHandler | undefined} handler - Runs an action: `(input, ctx) => output | Promise<output>`.
- * @prop {ObservationReader | undefined} read - Runs an observation: `(ctx, input) => value | Promise<value>`.
- * @prop {string | undefined} registrationId - The current registration's id (read-only); `undefined` while not registered.
- * @prop {string | undefined} capabilityId - The registered capability id (read-only).
- *
  * @fires {AgentInvokeEvent} agent-invoke - An agent called this capability and it has no `.handler` / `.read`: answer with `event.detail.respondWith(promise)` during dispatch.
  * @fires {AgentCapabilityRefusedEvent} agent-capability-refused - The declaration was refused (invalid markup or not authorized); nothing was registered.
  */
@@ -88,21 +82,37 @@ export class AgentCapabilityElement extends LitElement {
     read: { attribute: false },
   };
 
+  /** The capability's name (reflects `name`). */
   declare name: string | undefined;
+  /** The view it must sit in (reflects `view`). */
   declare view: string | undefined;
+  /** The declared plane (reflects `plane`). */
   declare plane: 'domain' | 'view' | undefined;
+  /** `action` (default) or `observation` (reflects `kind`). */
   declare kind: CapabilityKind | undefined;
+  /** What calling it does (reflects `effect`). */
   declare effect: string | undefined;
+  /** `never` (default), `optional` or `required` (reflects `confirmation`). */
   declare confirmation: string | undefined;
+  /** The model-visible description (reflects `description`). */
   declare description: string | undefined;
+  /** `serial` or `parallel` (reflects `concurrency`). */
   declare concurrency: string | undefined;
+  /** Call timeout in milliseconds (reflects `timeout-ms`). */
   declare timeoutMs: number | undefined;
+  /** The output may carry untrusted content (reflects `untrusted-output`). */
   declare untrustedOutput: boolean | undefined;
+  /** The contract token from the compiled manifest (reflects `token`). */
   declare token: string | undefined;
+  /** Why it cannot be called now; `null` when available (reflects `unavailable`). */
   declare unavailable: string | null | undefined;
+  /** A live note for the agent (reflects `note`). */
   declare note: string | undefined;
+  /** A contract given in code instead of attributes and schema scripts. */
   declare contract: CapabilityContract | undefined;
+  /** Runs an action: `(input, ctx) => output | Promise<output>`. */
   declare handler: CapabilityHandler | undefined;
+  /** Runs an observation: `(ctx, input) => value | Promise<value>`. */
   declare read: ObservationReader | undefined;
 
   private _registryValue: AgentSurfaceRegistry | undefined;
