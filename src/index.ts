@@ -44,6 +44,13 @@ export { matchesScope, compileScope } from './core/scope.js';
 export type { ScopeMatcher } from './core/scope.js';
 
 // -- tool projection (issue 4) --
+export { encodeWireName, decodeWireName, assignWireNames, WIRE_NAME_PATTERN, WIRE_NAME_MAX_LENGTH } from './core/wire-names.js';
+export type { WireNameEntry } from './core/wire-names.js';
+export { createAgentToolset, describeCapability, renderCapabilityState } from './core/toolset.js';
+export { META_TOOL_SCHEMAS, META_TOOL_DESCRIPTIONS } from './core/meta-tools.js';
+export type { MetaToolName } from './core/meta-tools.js';
+export { toToolResult } from './core/tool-result.js';
+export { createAgentExposureGateway } from './core/gateway.js';
 
 // -- declarations shared by the elements and the compiler (issue 5) --
 export {
