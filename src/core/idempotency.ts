@@ -1,79 +1,129 @@
 /**
  * The idempotency store (DESIGN section 3, step 1): one entry per (consumer id, invocation id),
- * bounded in count and age. A Map keeps insertion order, so the oldest entry is always first:
- * eviction and expiry are O(1) per entry, with no timers.
+ * bounded in count and age. A ring of the last `maxEntries` insertions decides eviction in O(1);
+ * age is checked when an entry is looked up, so there are no timers.
  *
- * Entries hold the request's input by reference. Comparing a reused key's request happens only on
- * reuse, and then by canonical JSON (see `sameInput`), so the hot path never serializes input.
+ * Entries are small and hold the request's input by reference: a reused key compares requests by
+ * canonical JSON only then (see `sameInput`), so the hot path never serializes input.
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
+import type { AgentInvocationResult } from './types.js';
 
-export interface IdempotencyEntry {
-  /** `consumerId + "\u0000" + invocationId`. */
-  key: string;
-  /** Epoch ms after which the entry is forgotten. */
-  expiresAt: number;
+export class IdempotencyEntry<R = unknown> {
+  readonly consumerId: string;
+  readonly invocationId: string;
+  readonly capabilityId: string;
+  readonly instanceId: string | undefined;
+  /** The request's input as given (`undefined` stands for `{}`). */
+  readonly input: unknown;
+  expiresAt = 0;
+  /** Set once the call has finished. */
+  result: AgentInvocationResult | undefined = undefined;
+  /** Callers that joined while it ran. */
+  waiters: ((result: AgentInvocationResult) => void)[] | undefined = undefined;
+  /** What a replay reports in its audit event (the resolved registration). */
+  registration: R | undefined = undefined;
+
+  constructor(consumerId: string, invocationId: string, capabilityId: string, instanceId: string | undefined, input: unknown) {
+    this.consumerId = consumerId;
+    this.invocationId = invocationId;
+    this.capabilityId = capabilityId;
+    this.instanceId = instanceId;
+    this.input = input;
+  }
+
+  /** The result once the call has finished, joining it while it runs. */
+  join(): Promise<AgentInvocationResult> {
+    if (this.result !== undefined) return Promise.resolve(this.result);
+    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
+  }
+
+  /** Records the result and hands it to every caller that joined. */
+  settle(result: AgentInvocationResult): void {
+    this.result = result;
+    const waiters = this.waiters;
+    if (waiters === undefined) return;
+    this.waiters = undefined;
+    for (let i = 0; i < waiters.length; i++) waiters[i](result);
+  }
 }
 
-export class IdempotencyStore<E extends IdempotencyEntry> {
-  readonly #entries = new Map<string, E>();
-  readonly #max: number;
+export class IdempotencyStore<E extends IdempotencyEntry<unknown>> {
+  readonly #byConsumer = new Map<string, Map<string, E>>();
+  readonly #ring: (E | undefined)[];
+  #next = 0;
   readonly #ttlMs: number;
 
   constructor(maxEntries: number, ttlMs: number) {
-    this.#max = Math.max(1, maxEntries);
+    this.#ring = new Array<E | undefined>(Math.max(1, Math.floor(maxEntries))).fill(undefined);
     this.#ttlMs = ttlMs;
   }
 
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** The live entry for `key`, dropping it when it has expired. */
-  get(key: string, now: number): E | undefined {
-    const entry = this.#entries.get(key);
+  /** The live entry for the key, dropping it when it has expired. */
+  get(consumerId: string, invocationId: string, now: number): E | undefined {
+    const entries = this.#byConsumer.get(consumerId);
+    if (entries === undefined) return undefined;
+    const entry = entries.get(invocationId);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= now) {
-      this.#entries.delete(key);
+      this.#delete(entries, entry);
       return undefined;
     }
     return entry;
   }
 
-  /** Adds `entry` (its `expiresAt` is set here), evicting expired entries and then the oldest. */
+  /** Adds `entry` (its `expiresAt` is set here), evicting the entry added `maxEntries` insertions ago. */
   add(entry: E, now: number): void {
     entry.expiresAt = now + this.#ttlMs;
-    const entries = this.#entries;
-    entries.delete(entry.key);
-    entries.set(entry.key, entry);
-    if (entries.size > this.#max) {
-      // The first key is the oldest: evict it (and any expired ones behind it, cheaply).
-      for (const [key, old] of entries) {
-        if (entries.size > this.#max || old.expiresAt <= now) entries.delete(key);
-        else break;
-      }
+    let entries = this.#byConsumer.get(entry.consumerId);
+    if (entries === undefined) {
+      entries = new Map();
+      this.#byConsumer.set(entry.consumerId, entries);
     }
+    entries.set(entry.invocationId, entry);
+    const ring = this.#ring;
+    const slot = this.#next;
+    const evicted = ring[slot];
+    ring[slot] = entry;
+    this.#next = slot + 1 === ring.length ? 0 : slot + 1;
+    if (evicted !== undefined && evicted !== entry) this.remove(evicted);
   }
 
   /** Forgets `entry` if it is still the one stored under its key. */
   remove(entry: E): void {
-    if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+    const entries = this.#byConsumer.get(entry.consumerId);
+    if (entries !== undefined) this.#delete(entries, entry);
+  }
+
+  #delete(entries: Map<string, E>, entry: E): void {
+    if (entries.get(entry.invocationId) !== entry) return;
+    entries.delete(entry.invocationId);
+    if (entries.size === 0) this.#byConsumer.delete(entry.consumerId);
+  }
+
+  /** Entries currently stored (expired ones included until looked up or evicted). */
+  get size(): number {
+    let n = 0;
+    for (const entries of this.#byConsumer.values()) n += entries.size;
+    return n;
   }
 
   clear(): void {
-    this.#entries.clear();
+    this.#byConsumer.clear();
+    this.#ring.fill(undefined);
+    this.#next = 0;
   }
 }
 
 /**
  * Whether two inputs are the same JSON value. Identical references are the same; otherwise both are
  * compared by canonical JSON (key order does not matter). A value that is not JSON never equals
- * anything but itself. `undefined` stands for `{}` (a missing input).
+ * anything but itself. `undefined` and `null` stand for `{}` (a missing input).
  */
 export function sameInput(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  const ca = canonicalOrUndefined(a === undefined ? {} : a);
-  return ca !== undefined && ca === canonicalOrUndefined(b === undefined ? {} : b);
+  const ca = canonicalOrUndefined(a ?? {});
+  return ca !== undefined && ca === canonicalOrUndefined(b ?? {});
 }
 
 function canonicalOrUndefined(value: unknown): string | undefined {

@@ -11,7 +11,7 @@ import { canonicalJson, checkJson } from './canonical-json.js';
 import type { ConfirmationBinding, ConfirmationRecord } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
-import { sameInput, type IdempotencyEntry } from './idempotency.js';
+import { IdempotencyEntry, sameInput } from './idempotency.js';
 import { acquireSlot, leaveQueue, releaseSlot, type QueueWaiter } from './queue.js';
 import type { Registration, RegistryCore } from './registry.js';
 import { discoverable } from './snapshot.js';
@@ -42,13 +42,8 @@ const perf: { now(): number } = typeof performance !== 'undefined' ? performance
 
 type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
 
-/**
- * One call's state, from request to result. It is also the idempotency entry: a retry with the
- * same key finds it in the store and either joins it (still running) or reads its result.
- */
-export class Invocation implements IdempotencyEntry {
-  key = '';
-  expiresAt = 0;
+/** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
+export class Invocation {
   invocationId = '';
   consumer: AgentConsumer | undefined = undefined;
   capabilityId = '';
@@ -62,8 +57,8 @@ export class Invocation implements IdempotencyEntry {
   /** The checked input the handler receives. */
   args: JsonObject | undefined = undefined;
   reg: Registration | undefined = undefined;
-  /** In the idempotency store: must be removed again unless the call becomes terminal. */
-  stored = false;
+  /** This call's idempotency entry: removed again unless the call becomes terminal. */
+  entry: IdempotencyEntry<Registration> | undefined = undefined;
   /** The handler was called: the result is terminal and cached. */
   started = false;
   holdsSlot = false;
@@ -78,8 +73,6 @@ export class Invocation implements IdempotencyEntry {
   cause: unknown = undefined;
   hasCause = false;
   replay: 'joined' | 'cached' | undefined = undefined;
-  result: AgentInvocationResult | undefined = undefined;
-  waiters: ((result: AgentInvocationResult) => void)[] | undefined = undefined;
   readonly t0: number;
 
   constructor(t0: number) {
@@ -271,7 +264,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
     if (result === undefined) {
       // 1. Idempotency
       const t = now();
-      const previous = core.idempotency.get(inv.key, t);
+      const previous = core.idempotency.get(inv.consumer!.id, inv.invocationId, t);
       if (previous !== undefined) {
         if (
           previous.capabilityId !== inv.capabilityId ||
@@ -286,16 +279,17 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
           );
         } else if (previous.result !== undefined) {
           inv.replay = 'cached';
-          inv.reg = previous.reg;
+          inv.reg = previous.registration;
           result = previous.result;
         } else {
           inv.replay = 'joined';
-          inv.reg = previous.reg;
-          result = await new Promise<AgentInvocationResult>((resolve) => (previous.waiters ??= []).push(resolve));
+          result = await previous.join();
+          inv.reg = previous.registration;
         }
       } else {
-        core.idempotency.add(inv, t);
-        inv.stored = true;
+        const entry = new IdempotencyEntry<Registration>(inv.consumer!.id, inv.invocationId, inv.capabilityId, inv.instanceId, inv.input);
+        core.idempotency.add(entry, t);
+        inv.entry = entry;
         // 2.–5. and the shape of the input
         result = resolve(core, inv);
         // 6. Validation
@@ -350,15 +344,12 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
 
 /** Step 10 and the idempotency bookkeeping. */
 function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResult): AgentInvocationResult {
-  if (inv.stored) {
+  const entry = inv.entry;
+  if (entry !== undefined) {
     // Only a call whose handler ran is terminal; anything refused before may be retried as is.
-    if (!inv.started) core.idempotency.remove(inv);
-    inv.result = result;
-    const waiters = inv.waiters;
-    if (waiters !== undefined) {
-      inv.waiters = undefined;
-      for (let i = 0; i < waiters.length; i++) waiters[i](result);
-    }
+    if (!inv.started) core.idempotency.remove(entry);
+    entry.registration = inv.reg;
+    entry.settle(result);
   }
   if (core.listeners.invocation.length > 0) {
     const event: InvocationEvent = {
@@ -375,15 +366,6 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
     };
     core.emit('invocation', event);
   }
-  // The entry may stay cached for minutes: keep only what a replay needs.
-  inv.ctx = undefined;
-  inv.args = undefined;
-  inv.value = undefined;
-  inv.error = undefined;
-  inv.cause = undefined;
-  inv.approval = undefined;
-  inv.pending = undefined;
-  inv.signal = undefined;
   return result;
 }
 
@@ -460,7 +442,6 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
   if (core.disposed) {
     return failure(core, inv, 'CAPABILITY_NOT_FOUND', 'This surface was disposed: it has no capabilities any more.', undefined, 'no');
   }
-  inv.key = consumerId + '\u0000' + inv.invocationId;
   return undefined;
 }
 
@@ -613,6 +594,10 @@ function checkInputShape(core: RegistryCore, inv: Invocation): AgentInvocationRe
     return failure(core, inv, 'INVALID_INPUT', 'The input must be a JSON object.', {
       issues: [{ path: '', message: 'must be an object' }],
     });
+  }
+  if (withinQuickBound(input, core.maxInputBytes)) {
+    inv.args = input as JsonObject;
+    return undefined;
   }
   const check = checkJson(input, { maxBytes: core.maxInputBytes, maxDepth: MAX_INPUT_DEPTH });
   if (!check.ok) {
@@ -796,7 +781,7 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
   }
   if (inv.thrown) return handlerFailure(core, inv, inv.error);
   const value = inv.value === undefined ? null : inv.value;
-  const check = checkJson(value, { maxBytes: core.maxOutputBytes });
+  const check = withinQuickBound(value, core.maxOutputBytes) ? QUICK_OK : checkJson(value, { maxBytes: core.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH });
   if (!check.ok) {
     inv.setCause(new TypeError(`The output of "${inv.capabilityId}" is not usable: ${check.reason} at "${check.path}"`));
     return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that cannot be returned.`, {
@@ -854,6 +839,63 @@ function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): Ag
     }
   }
   return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" failed while running.`, { reason: 'handler-threw' });
+}
+
+const QUICK_OK = { ok: true } as const;
+
+/**
+ * A fast, conservative pre-check for the common case: true only when `value` is certainly JSON
+ * (plain objects and arrays, finite numbers, no `__proto__` key, within the depth limit) and an
+ * upper bound of its JSON size fits `maxBytes`. Anything else, including values near the limit,
+ * goes to `checkJson`, which decides exactly and says where the problem is. No closures, no
+ * allocations beyond `Object.keys`: this runs on every call.
+ */
+function withinQuickBound(value: unknown, maxBytes: number): boolean {
+  try {
+    const bound = quickBound(value, 0);
+    return bound >= 0 && bound <= maxBytes;
+  } catch {
+    return false;
+  }
+}
+
+function quickBound(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      // Each UTF-16 unit is at most 6 bytes of JSON (`\u001f`, a lone surrogate).
+      return value.length * 6 + 2;
+    case 'number':
+      // The longest number JSON.stringify writes is 24 characters (-1.2345678901234567e-100).
+      return value - value === 0 ? 25 : -1;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      if (depth >= MAX_INPUT_DEPTH) return -1;
+      let n = 2;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const b = quickBound(value[i], depth + 1); // a hole reads as undefined: -1
+          if (b < 0) return -1;
+          n += b + 1;
+        }
+        return n;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return -1;
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (key === '__proto__') return -1;
+        const b = quickBound((value as Record<string, unknown>)[key], depth + 1);
+        if (b < 0) return -1;
+        n += key.length * 6 + 4 + b;
+      }
+      return n;
+    }
+    default:
+      return -1;
+  }
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -8,8 +8,8 @@ import { parseCapabilityId } from './capability-id.js';
 import { ConfirmationStore } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
-import { IdempotencyStore } from './idempotency.js';
-import { DeadlineTimer, type Execution, type Invocation, runInvocation } from './invoke.js';
+import { type IdempotencyEntry, IdempotencyStore } from './idempotency.js';
+import { DeadlineTimer, type Execution, runInvocation } from './invoke.js';
 import { drainQueue, type QueueWaiter, type SerialSlot } from './queue.js';
 import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
 import type {
@@ -64,6 +64,8 @@ export interface ContractInfo {
   readonly validateInput: ValueValidator;
   readonly validateOutput: ValueValidator | undefined;
   readonly plane: CapabilityPlane;
+  /** The id after its plane: what scope entries match against. */
+  readonly path: string;
   readonly serial: boolean;
   readonly requiresVersion: boolean;
   readonly confirmationRequired: boolean;
@@ -84,6 +86,7 @@ function contractInfo(contract: NormalizedContract, token: string, validateInput
     validateInput,
     validateOutput,
     plane: parsed.ok ? parsed.plane : contract.id.startsWith('view:') ? 'view' : 'domain',
+    path: contract.id.slice(contract.id.indexOf(':') + 1),
     serial: contract.concurrency === 'serial',
     requiresVersion: VERSION_REQUIRED_EFFECTS.has(contract.effect),
     confirmationRequired: contract.confirmation === 'required',
@@ -276,7 +279,7 @@ export class RegistryCore {
   /** Every registration, in descriptor order. */
   readonly ordered: Registration[] = [];
   readonly snapshots = new SnapshotCache();
-  readonly idempotency: IdempotencyStore<Invocation>;
+  readonly idempotency: IdempotencyStore<IdempotencyEntry<Registration>>;
   readonly confirmations: ConfirmationStore;
   readonly deadlines = new DeadlineTimer();
   disposed = false;

@@ -47,12 +47,11 @@ function splitId(capabilityId: string): [plane: string | undefined, path: string
   return colon < 0 ? [undefined, capabilityId] : [capabilityId.slice(0, colon), capabilityId.slice(colon + 1)];
 }
 
-/**
- * Compiles a scope list once for many ids. Returns `undefined` when the scope does not narrow
- * anything (absent, empty, or only blank entries), so callers can skip matching entirely.
- * Entries that are not strings are ignored.
- */
-export function compileScope(scope: readonly string[] | undefined | null): ScopeMatcher {
+/** A compiled scope over an id already split into plane and path (the registry keeps both). */
+export type ScopePartsMatcher = ((plane: string | undefined, path: string) => boolean) | undefined;
+
+/** Like `compileScope`, for callers that hold the plane and path apart. */
+export function compileScopeParts(scope: readonly string[] | undefined | null): ScopePartsMatcher {
   if (!scope || !Array.isArray(scope) || scope.length === 0) return undefined;
   const entries: ScopeEntry[] = [];
   for (const raw of scope) {
@@ -61,10 +60,23 @@ export function compileScope(scope: readonly string[] | undefined | null): Scope
     if (entry) entries.push(entry);
   }
   if (entries.length === 0) return undefined;
+  return (plane: string | undefined, path: string) => {
+    for (let i = 0; i < entries.length; i++) if (entryMatches(entries[i], plane, path)) return true;
+    return false;
+  };
+}
+
+/**
+ * Compiles a scope list once for many ids. Returns `undefined` when the scope does not narrow
+ * anything (absent, empty, or only blank entries), so callers can skip matching entirely.
+ * Entries that are not strings are ignored.
+ */
+export function compileScope(scope: readonly string[] | undefined | null): ScopeMatcher {
+  const parts = compileScopeParts(scope);
+  if (parts === undefined) return undefined;
   return (capabilityId: string) => {
     const [plane, path] = splitId(capabilityId);
-    for (const entry of entries) if (entryMatches(entry, plane, path)) return true;
-    return false;
+    return parts(plane, path);
   };
 }
 

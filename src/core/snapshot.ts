@@ -5,12 +5,14 @@
  * memoized per (version, consumer, scope): a repeated call returns the very same frozen object.
  */
 import { issueError } from './dev.js';
-import { compileScope, scopeKey } from './scope.js';
+import { compileScopeParts, scopeKey } from './scope.js';
 import type { AgentConsumer, AgentSurfacePolicy, CapabilityDescriptor, SnapshotContext, SurfaceSnapshot } from './types.js';
 
 /** What a snapshot needs from a registration. */
 export interface SnapshotSource {
   readonly capabilityId: string;
+  /** The id split at its first colon: what scope entries match against. */
+  readonly info: { readonly plane: string; readonly path: string };
   descriptor(): CapabilityDescriptor;
 }
 
@@ -47,7 +49,7 @@ export class SnapshotCache {
   #version = -1;
   readonly #memo = new Map<string, SurfaceSnapshot>();
 
-  /** The memo key of a context, or `undefined` when the context cannot be memoized safely. */
+  /** The memo key of a context: consumer kind and id, and the scope entries. */
   static key(context: SnapshotContext): string {
     const consumer = context.consumer;
     return consumer.kind + '\u0000' + consumer.id + '\u0000' + scopeKey(context.scope);
@@ -78,12 +80,12 @@ export function buildSnapshot(
   policies: readonly AgentSurfacePolicy[],
   surfaceVersion: string,
 ): SurfaceSnapshot {
-  const inScope = compileScope(context.scope);
+  const inScope = compileScopeParts(context.scope);
   const filtering = policies.some((p) => typeof p.discover === 'function');
   const capabilities: CapabilityDescriptor[] = [];
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i];
-    if (inScope !== undefined && !inScope(source.capabilityId)) continue;
+    if (inScope !== undefined && !inScope(source.info.plane, source.info.path)) continue;
     const descriptor = source.descriptor();
     if (filtering && !discoverable(policies, context.consumer, descriptor)) continue;
     capabilities.push(descriptor);

@@ -1,0 +1,166 @@
+import { beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { compileScope, matchesScope } from '../../src/core/scope.js';
+import { createTestSurface } from '../../src/testing/index.js';
+import { quietConsole } from './registry-helpers.js';
+
+beforeEach(() => {
+  quietConsole();
+});
+
+describe('matchesScope', () => {
+  it('matches segment prefixes of the path on any plane', () => {
+    assert.equal(matchesScope('domain:devices.disable', ['devices']), true);
+    assert.equal(matchesScope('view:devices.table.selectRows', ['devices']), true);
+    assert.equal(matchesScope('view:devices.table.selectRows', ['devices.table']), true);
+    assert.equal(matchesScope('view:devices.table.selectRows', ['devices.table.selectRows']), true);
+    assert.equal(matchesScope('view:devicesExtra.table', ['devices']), false, 'a prefix ends at a segment boundary');
+    assert.equal(matchesScope('view:devices.tab', ['devices.table']), false);
+    assert.equal(matchesScope('domain:users.invite', ['devices']), false);
+  });
+
+  it('matches plane-qualified prefixes on that plane only; `view:` is the whole plane', () => {
+    assert.equal(matchesScope('view:devices.table.selectRows', ['view:devices']), true);
+    assert.equal(matchesScope('domain:devices.disable', ['view:devices']), false);
+    assert.equal(matchesScope('domain:devices.disable', ['domain:']), true);
+    assert.equal(matchesScope('view:devices.table', ['domain:']), false);
+    assert.equal(matchesScope('view:devices.table', ['view:devices.*']), true);
+  });
+
+  it('any entry may match; no scope or an empty list narrows nothing', () => {
+    assert.equal(matchesScope('domain:users.invite', ['devices', 'users']), true);
+    assert.equal(matchesScope('domain:users.invite', []), true);
+    assert.equal(matchesScope('domain:users.invite', undefined), true);
+    assert.equal(matchesScope('domain:users.invite', ['  ']), true);
+    assert.equal(compileScope([]), undefined);
+  });
+
+  it('a prefix always matches the ids it is a segment prefix of (property)', () => {
+    const segment = fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,5}$/);
+    fc.assert(
+      fc.property(fc.constantFrom('view', 'domain'), fc.array(segment, { minLength: 1, maxLength: 5 }), fc.nat(), (plane, path, cut) => {
+        const id = `${plane}:${path.join('.')}`;
+        const prefix = path.slice(0, (cut % path.length) + 1).join('.');
+        assert.equal(matchesScope(id, [prefix]), true);
+        assert.equal(matchesScope(id, [`${plane}:${prefix}`]), true);
+        assert.equal(matchesScope(id, [`${plane === 'view' ? 'domain' : 'view'}:${prefix}`]), false);
+        assert.equal(matchesScope(id, [prefix + 'Z']), path.slice(0, (cut % path.length) + 1).join('.') + 'Z' === path.join('.'));
+      }),
+    );
+  });
+});
+
+describe('registry.snapshot', () => {
+  it('sorts descriptors by capability id, then instance id (none first), whatever the registration order', () => {
+    const surface = createTestSurface();
+    const regs: [string, string | undefined][] = [
+      ['view:b.table.select', 'z'],
+      ['domain:b.run', undefined],
+      ['view:b.table.select', 'a'],
+      ['domain:a.run', undefined],
+      ['view:b.table.select', undefined],
+      ['view:a.list.pick', 'm'],
+    ];
+    for (const [id, instanceId] of regs) surface.action(id, () => null, instanceId ? { instanceId } : {});
+    const order = surface.snapshot().capabilities.map((d) => `${d.capabilityId}#${d.instanceId ?? ''}`);
+    assert.deepEqual(order, [
+      'domain:a.run#',
+      'domain:b.run#',
+      'view:a.list.pick#m',
+      'view:b.table.select#',
+      'view:b.table.select#a',
+      'view:b.table.select#z',
+    ]);
+    surface.dispose();
+  });
+
+  it('keeps the order deterministic under any registration and removal sequence (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.constantFrom('domain:a.x', 'domain:b.x', 'view:c.y', 'view:c.yy'), fc.option(fc.constantFrom('1', '2', '10', 'a'), { nil: undefined })), {
+          selector: ([id, inst]) => `${id}#${inst ?? ''}`,
+          maxLength: 16,
+        }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (entries, removals) => {
+          const surface = createTestSurface();
+          const handles = entries.map(([id, instanceId]) => surface.action(id, () => null, instanceId ? { instanceId } : {}));
+          const removed = new Set<number>();
+          for (const r of removals) {
+            if (handles.length === 0) break;
+            const i = r % handles.length;
+            handles[i].unregister();
+            removed.add(i);
+          }
+          const keys = surface.snapshot().capabilities.map((d) => [d.capabilityId, d.instanceId] as const);
+          const expected = entries
+            .filter((_, i) => !removed.has(i))
+            .sort(([a, ai], [b, bi]) => (a !== b ? (a < b ? -1 : 1) : ai === bi ? 0 : ai === undefined ? -1 : bi === undefined ? 1 : ai < bi ? -1 : 1));
+          assert.deepEqual(keys, expected);
+          surface.dispose();
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('is memoized per (version, consumer, scope) and frozen', () => {
+    const surface = createTestSurface();
+    const handle = surface.action('domain:devices.disable', () => null);
+    surface.action('domain:users.invite', () => null);
+    const reg = surface.registry;
+    const consumer = { id: 'a', kind: 'test' };
+    const first = reg.snapshot({ consumer });
+    assert.equal(reg.snapshot({ consumer: { id: 'a', kind: 'test' } }), first, 'same consumer and scope: the same object');
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.capabilities));
+    const scoped = reg.snapshot({ consumer, scope: ['devices'] });
+    assert.notEqual(scoped, first);
+    assert.equal(reg.snapshot({ consumer, scope: ['devices'] }), scoped);
+    assert.deepEqual(scoped.capabilities.map((d) => d.capabilityId), ['domain:devices.disable']);
+    const other = reg.snapshot({ consumer: { id: 'b', kind: 'test' } });
+    assert.notEqual(other, first);
+    assert.deepEqual(other, first);
+    handle.update({ note: 'changed' });
+    const after = reg.snapshot({ consumer });
+    assert.notEqual(after, first);
+    assert.equal(after.surfaceVersion, reg.surfaceVersion);
+    assert.notEqual(after.surfaceVersion, first.surfaceVersion);
+    // Unchanged registrations keep their descriptor object.
+    assert.equal(after.capabilities[1], first.capabilities[1]);
+    assert.notEqual(after.capabilities[0], first.capabilities[0]);
+    surface.dispose();
+  });
+
+  it('lists unavailable capabilities with their state', () => {
+    const surface = createTestSurface();
+    surface.action('domain:a.run', () => null, { state: { available: false, unavailableReason: 'Select a row first', note: 'n' } });
+    assert.deepEqual(surface.snapshot().capabilities[0].state, { available: false, unavailableReason: 'Select a row first', note: 'n' });
+    surface.dispose();
+  });
+
+  it('omits what a policy hides from that consumer, and follows setPolicies', () => {
+    const surface = createTestSurface({
+      policies: [{ name: 'no-destructive-for-remote', discover: ({ consumer, capability }) => !(consumer.kind === 'remote' && capability.effect === 'destructive') }],
+    });
+    surface.action('domain:devices.wipe', () => null, { effect: 'destructive' });
+    surface.action('domain:devices.list', () => null, { effect: 'read' });
+    const ids = (kind: string) => surface.registry.snapshot({ consumer: { id: kind, kind } }).capabilities.map((d) => d.capabilityId);
+    assert.deepEqual(ids('remote'), ['domain:devices.list']);
+    assert.deepEqual(ids('embedded'), ['domain:devices.list', 'domain:devices.wipe']);
+    surface.registry.setPolicies([{ name: 'throws', discover: () => { throw new Error('bad policy'); } }]);
+    assert.deepEqual(ids('embedded'), [], 'a policy that throws hides (fail closed)');
+    surface.registry.setPolicies([]);
+    assert.deepEqual(ids('remote'), ['domain:devices.list', 'domain:devices.wipe']);
+    surface.dispose();
+  });
+
+  it('throws for a missing consumer (a programmer mistake) and is empty after dispose', () => {
+    const surface = createTestSurface();
+    surface.action('domain:a.run', () => null);
+    assert.throws(() => surface.registry.snapshot({} as never), /consumer/);
+    assert.throws(() => surface.registry.snapshot({ consumer: { id: 'a', kind: 'test' }, scope: 'devices' as never }), /scope/);
+    surface.dispose();
+    assert.deepEqual(surface.registry.snapshot({ consumer: { id: 'a', kind: 'test' } }).capabilities, []);
+  });
+});
