@@ -45,6 +45,8 @@ interface Projection extends ToolSpec {
   readonly description: string;
   readonly inputSchema: JsonSchema;
   readonly hints: Required<Pick<ModelContextToolAnnotations, 'readOnlyHint' | 'consequentialHint' | 'untrustedContentHint'>>;
+  /** The descriptor it was projected from: the registry hands back the same object while nothing changed. */
+  source: CapabilityDescriptor;
 }
 
 /** Everything one `start` … `stop` owns. */
@@ -240,6 +242,28 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
     return d.description;
   }
 
+  /**
+   * Names in entry order. Without a collision every name is its plain encoding, which is what
+   * `assignWireNames` would answer too; only a collision pays for the full resolution.
+   */
+  function wireNames(entries: readonly { capabilityId: string; instanceId: string | undefined }[]): string[] {
+    const names: string[] = new Array(entries.length);
+    const seen = new Map<string, string>();
+    for (let i = 0; i < entries.length; i++) {
+      const { capabilityId, instanceId } = entries[i]!;
+      const name = encode(capabilityId, instanceId);
+      const key = instanceId === undefined ? capabilityId : `${capabilityId}\u0000${instanceId}`;
+      const owner = seen.get(name);
+      if (owner !== undefined && owner !== key) {
+        const resolved = assignWireNames(entries, encode);
+        return entries.map((e) => resolved.get(e)!);
+      }
+      seen.set(name, key);
+      names[i] = name;
+    }
+    return names;
+  }
+
   function project(r: Run, name: string, d: CapabilityDescriptor, description: string, hints: Projection['hints']): Projection {
     const inputSchema = d.inputSchema ?? NO_SCHEMA;
     const shown = d.instanceId === undefined ? description : `${description}\n[instance: ${JSON.stringify(d.instanceId)}]`;
@@ -251,6 +275,7 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       description,
       inputSchema,
       hints,
+      source: d,
       tool: {
         name,
         description: shown,
@@ -280,14 +305,19 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       const description = curate(d);
       if (description !== undefined) entries.push({ capabilityId: d.capabilityId, instanceId: d.instanceId, d, description });
     }
-    const names = assignWireNames(entries, encode);
+    const names = wireNames(entries);
     const next = new Map<string, Projection>();
     const changed: string[] = [];
-    for (const entry of entries) {
-      const name = withPrefix(prefix, names.get(entry)!);
-      const { d, description } = entry;
-      const hints = annotationsFor(d);
+    for (let i = 0; i < entries.length; i++) {
+      const { d, description } = entries[i]!;
+      const name = withPrefix(prefix, names[i]!);
       const prev = r.projections.get(name);
+      // The common case on a large surface: this capability did not move at all.
+      if (prev && prev.source === d && prev.description === description) {
+        next.set(name, prev);
+        continue;
+      }
+      const hints = annotationsFor(d);
       if (
         prev &&
         prev.registrationId === d.registrationId &&
@@ -297,6 +327,9 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
         sameHints(prev.hints, hints) &&
         sameSchema(prev.inputSchema, d.inputSchema ?? NO_SCHEMA)
       ) {
+        // Same tool from a new descriptor object: keep the registration (the sync compares specs
+        // by identity), remember the new source for the fast path next time.
+        prev.source = d;
         next.set(name, prev);
       } else {
         next.set(name, project(r, name, d, description, hints));
