@@ -288,6 +288,8 @@ class FileScan {
       for (const a of el.attrs) this.noteExpressions(a.name + a.value, placement, source);
       let inner = placement;
       if (el.tagName === 'agent-view') inner = this.viewPlacement(el, placement, source);
+      // A template that renders the surface itself shows everything between it and its capabilities.
+      else if (el.tagName === 'agent-surface' && !placement.known) inner = { known: true, view: null };
       else if (el.tagName === 'agent-capability') this.capability(el, placement, source, kind);
       if (el.tagName === 'template') {
         // A <template>'s content is stamped by script: outside a view, nobody can tell where it lands.

@@ -170,6 +170,20 @@ test('lit: a view whose name is an expression leaves placement unknown', () => {
   );
 });
 
+test('lit: a template that renders <agent-surface> knows the placement of what it holds', () => {
+  const src =
+    'html`<agent-surface .authority=${a}><agent-capability name="ping" effect="read" description="P."></agent-capability>' +
+    '<agent-view name="v"><agent-capability name="a" effect="read" description="A."></agent-capability></agent-view></agent-surface>' +
+    '<agent-capability name="outside" effect="read" description="O."></agent-capability>`';
+  const r = scanDeclarations(src, 's.js');
+  assert.deepEqual(
+    r.declarations.map((d) => d.id),
+    ['domain:ping', 'view:v.a'],
+  );
+  assert.equal(r.problems.length, 1);
+  assert.match(r.problems[0].message, /cannot tell the view of <agent-capability name="outside">/);
+});
+
 test('lit: escapes are cooked as lit sees them, view= is trusted (checked at run time)', () => {
   const src =
     'const t = html`<agent-capability name="rename" view="devices" effect="local-state" description="Rename \\u201cx\\u201d\\n now."></agent-capability>`;';
