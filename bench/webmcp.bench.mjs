@@ -68,6 +68,19 @@ for (let i = 0; i < ${CAPABILITIES}; i++) {
 const adapter = createWebMcpAdapter();
 window.bench = {
   hostCalls, listenerMs, isolated: crossOriginIsolated,
+  /** The host's own floor: the same number of raw registerTool calls, awaited one by one, then withdrawn. */
+  async baseline() {
+    const controllers = [];
+    const t = performance.now();
+    for (let i = 0; i < ${CAPABILITIES}; i++) {
+      const c = new AbortController();
+      controllers.push(c);
+      await register({ name: 'raw_' + i, description: 'Benchmark action number ' + i + '.', inputSchema: schema, execute: async () => null }, { signal: c.signal });
+    }
+    const ms = performance.now() - t;
+    for (const c of controllers) c.abort();
+    return ms;
+  },
   async start() {
     const t = performance.now();
     await adapter.start({ registry });
@@ -144,6 +157,12 @@ try {
   cdp.on('WebMCP.toolsRemoved', ({ tools }) => events.push(...tools.map((t) => `-${t.name}`)));
   await cdp.send('WebMCP.enable');
 
+  const baselineMs = await page.evaluate(() => window.bench.baseline());
+  await new Promise((r) => setTimeout(r, 200));
+  events.length = 0;
+  added = 0;
+  allAddedAt = 0;
+
   const t0 = performance.now();
   const started = await page.evaluate(() => window.bench.start());
   while (added < CAPABILITIES && performance.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 5));
@@ -172,6 +191,7 @@ try {
   console.log('| measure | value |');
   console.log('|---|---|');
   console.log(`| start() until all ${started.registered} tools registered (in page) | ${ms(started.startMs)} |`);
+  console.log(`| host floor: ${CAPABILITIES} raw registerTool calls awaited one by one (no adapter) | ${ms(baselineMs)} |`);
   console.log(`| until the DevTools agent saw all ${CAPABILITIES} (from Node) | ${ms(hostSeenMs)} |`);
   console.log(`| host calls for the initial set | ${started.hostCalls} |`);
   console.log(`| availability flips measured | ${perFlip.length} |`);
