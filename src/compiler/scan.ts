@@ -328,13 +328,13 @@ class FileScan {
   private capability(el: P5.Element, placement: Placement, source: TextSource, kind: 'html' | 'lit'): void {
     const at = this.elementOffset(el, source);
     const attrs = new Map<string, string>();
+    // A contract set from code (`.contract=${…}`) is compiled from a contract module, not from markup.
+    if (kind === 'lit' && el.attrs.some((a) => a.name === '.contract')) return;
     let dynamic = false;
     for (const a of el.attrs) {
       // Lit binding prefixes: `.prop`, `?boolean-attr`, `@event`.
       const prefix = kind === 'lit' && /^[.?@]/.test(a.name) ? a.name[0] : '';
       const bare = prefix ? a.name.slice(1) : a.name;
-      // A contract set from code (`.contract=${…}`) is compiled from a contract module, not from markup.
-      if (prefix === '.' && bare === 'contract') return;
       if (prefix === '@' || a.name.includes(MARK_OPEN)) continue;
       const contractField = prefix === '.' ? CONTRACT_PROPERTIES.has(bare) : TOKEN_ATTRIBUTES.has(bare);
       if (prefix || a.value.includes(MARK_OPEN)) {

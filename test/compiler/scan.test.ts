@@ -201,7 +201,7 @@ test('lit: dynamic contract attributes, tokens, boolean and property bindings, s
     'const d = html`<agent-capability name="d" view="v" effect="read" .description=${x}></agent-capability>`;',
     'const e = html`<agent-capability name="e" view="v" effect="read" description="d"><script type="application/schema+json">${JSON.stringify(s)}</script></agent-capability>`;',
     'const f = html`<agent-capability name="f" view="v" effect="read" description="d" unavailable=${why} note=${n} .handler=${h} ${ref(r)}></agent-capability>`;',
-    'const g = html`<agent-capability .contract=${contract} .token=${token}></agent-capability>`;',
+    'const g = html`<agent-capability .token=${token} .contract=${contract}></agent-capability>`;',
   ].join('\n');
   const r = scanDeclarations(src, 'dyn.ts');
   assert.deepEqual(
