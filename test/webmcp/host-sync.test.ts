@@ -19,7 +19,7 @@ function desiredOf(...specs: ToolSpec[]): Map<string, ToolSpec> {
 describe('detectModelContext and modelContextShape', () => {
   it('finds the native document.modelContext in Chromium with the WebMCP flag', () => {
     const native = (document as unknown as { modelContext?: unknown }).modelContext;
-    expect(native, 'this suite runs with --enable-features=WebMCP').to.exist;
+    expect(native, 'this suite runs with --enable-features=WebMCP').to.not.equal(undefined);
     expect(detectModelContext()).to.equal(native);
     expect(modelContextShape(native)).to.equal('current');
   });

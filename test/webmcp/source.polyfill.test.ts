@@ -15,7 +15,7 @@ describe('createWebMcpSource on the @mcp-b polyfill', function () {
 
   it('is the polyfill, not a native host', () => {
     const mc = (document as unknown as { modelContext: Record<string, unknown> }).modelContext;
-    expect(mc).to.exist;
+    expect(mc).to.not.equal(undefined);
     expect(Object.getOwnPropertyNames(mc)).to.include('__isWebMCPPolyfill');
   });
 
