@@ -66,12 +66,57 @@ function readableId(id: string): string {
 export function encodeWireNameAtLevel(id: string, instanceId: string | undefined, level: number): string {
   const canonical = CANONICAL_ID.test(id);
   const plainInstance = instanceId === undefined || PLAIN_INSTANCE.test(instanceId);
-  let readable = readableId(id);
-  if (instanceId !== undefined) readable += `_at_${instanceId.replace(UNSAFE_CHAR, '_')}`;
+  const idPart = readableId(id);
+  const instancePart = instanceId === undefined ? '' : `_at_${instanceId.replace(UNSAFE_CHAR, '_')}`;
+  const readable = idPart + instancePart;
   if (level === 0 && canonical && plainInstance && readable.length <= WIRE_NAME_MAX_LENGTH) return readable;
   const hashLength = Math.min(BASE_HASH_LENGTH + level * HASH_STEP, WIRE_NAME_MAX_LENGTH - 1);
   const hash = wireHash(`${level}\u0001${targetKey(id, instanceId)}`, hashLength);
-  return `${readable.slice(0, WIRE_NAME_MAX_LENGTH - 1 - hashLength)}-${hash}`;
+  return `${shorten(idPart, instancePart, WIRE_NAME_MAX_LENGTH - 1 - hashLength)}-${hash}`;
+}
+
+/** Cuts `text` to `room` characters in its middle, keeping both ends. */
+function cutMiddle(text: string, room: number): string {
+  if (text.length <= room) return text;
+  if (room <= 1) return text.slice(0, Math.max(room, 0));
+  const head = Math.ceil((room - 1) / 2);
+  return `${text.slice(0, head)}_${text.slice(text.length - (room - 1 - head))}`;
+}
+
+/**
+ * Fits a readable id into `room` characters, keeping what tells tools apart to a model: the plane
+ * and first segment when they fit, and the last segments (the verb). Middle segments go first.
+ */
+function shortenId(readable: string, room: number): string {
+  if (readable.length <= room) return readable;
+  const parts = readable.split('__');
+  if (parts.length > 1) {
+    const underscore = parts[0]!.indexOf('_');
+    const plane = underscore > 0 ? parts[0]!.slice(0, underscore) : '';
+    for (const [lead, glue] of [
+      [parts[0]!, '__'],
+      [plane, '_'],
+    ] as const) {
+      if (lead === '') continue;
+      let tail = '';
+      for (let i = parts.length - 1; i > 0; i--) {
+        const next = tail === '' ? parts[i]! : `${parts[i]}__${tail}`;
+        if (lead.length + glue.length + next.length > room) break;
+        tail = next;
+      }
+      if (tail !== '') return `${lead}${glue}${tail}`;
+    }
+  }
+  return cutMiddle(readable, room);
+}
+
+/** A readable name in `room` characters: the instance suffix keeps at most half of the room. */
+function shorten(idPart: string, instancePart: string, room: number): string {
+  if (idPart.length + instancePart.length <= room) return idPart + instancePart;
+  // Deep collision levels leave almost no room: a plain cut is all that fits.
+  if (room < 16) return (idPart + instancePart).slice(0, Math.max(room, 0));
+  const suffix = instancePart === '' ? '' : `_at_${cutMiddle(instancePart.slice(4), Math.max(Math.floor(room / 2) - 4, 1))}`;
+  return shortenId(idPart, room - suffix.length) + suffix;
 }
 
 /**
