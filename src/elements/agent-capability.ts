@@ -1,5 +1,5 @@
 import { ContextConsumer } from '@lit/context';
-import { LitElement, css, html } from 'lit';
+import { ReactiveElement } from 'lit';
 import { contractFromDeclaration, schemaTextsFromScripts } from '../core/declaration.js';
 import { AgentSurfaceDefinitionError, AgentSurfaceError } from '../core/errors.js';
 import type {
@@ -37,8 +37,6 @@ import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
  * @summary Declares one capability an agent may call.
  * @tag agent-capability
  *
- * @slot - Schema scripts (`<script type="application/schema+json">`), and any content to keep next to the capability.
- *
  * @attr {string} name - The capability's name within its view (`selectRows`) or domain (`devices.disable`). Required.
  * @attr {string} view - The view this capability must sit in, for markup the compiler cannot see placed (a component's template). Registration is refused unless the nearest `<agent-view>` has this name.
  * @attr {"domain" | "view"} plane - States the plane where the compiler cannot see the placement; `domain` must sit outside any view.
@@ -56,13 +54,7 @@ import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
  * @fires {AgentInvokeEvent} agent-invoke - An agent called this capability and it has no `.handler` / `.read`: answer with `event.detail.respondWith(promise)` during dispatch.
  * @fires {AgentCapabilityRefusedEvent} agent-capability-refused - The declaration was refused (invalid markup or not authorized); nothing was registered.
  */
-export class AgentCapabilityElement extends LitElement {
-  static override styles = css`
-    :host {
-      display: contents;
-    }
-  `;
-
+export class AgentCapabilityElement extends ReactiveElement {
   static override properties = {
     name: { reflect: true },
     view: { reflect: true },
@@ -175,8 +167,9 @@ export class AgentCapabilityElement extends LitElement {
     this.requestUpdate();
   }
 
-  protected override render() {
-    return html`<slot></slot>`;
+  // Nothing to render: no shadow root, so a thousand capabilities cost a thousand plain elements.
+  protected override createRenderRoot(): HTMLElement {
+    return this;
   }
 
   // lit batches every attribute, property, context and child change of one microtask into one update.
