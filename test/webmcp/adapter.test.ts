@@ -66,11 +66,15 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     expect(() => createWebMcpAdapter({ prefix: 'bad prefix!' })).to.throw(/prefix/);
     expect(() => createWebMcpAdapter({ confirmationTtlMs: -1 })).to.throw(/confirmationTtlMs/);
     expect(() => createWebMcpAdapter({ modelContext: {} as never })).to.throw(/registerTool nor provideContext/);
+  });
+
+  it('rejects a start without a registry', async () => {
     const a = createWebMcpAdapter({ modelContext: null });
-    return a.start(undefined as never).then(
-      () => expect.fail('start without a registry must reject'),
-      (e: Error) => expect(e.message).to.match(/registry/),
+    const error = await a.start(undefined as never).then(
+      () => undefined,
+      (e: Error) => e,
     );
+    expect(error?.message).to.match(/registry/);
   });
 
   it('registers one tool per available capability with wire names, schemas and contract hints', async () => {

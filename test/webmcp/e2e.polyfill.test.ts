@@ -26,12 +26,11 @@ async function listed(): Promise<RegisteredTool[]> {
   return (await mc().getTools!()) as RegisteredTool[];
 }
 
-describe('WebMCP end to end on the @mcp-b polyfill (no native host)', function () {
-  before(function () {
-    // In the default browser the native host owns document.modelContext: this file belongs to the other group.
-    if (nativeHost) this.skip();
-  });
+// In the default browser the native host owns document.modelContext: this file belongs to the other group.
+// (mocha's describe.skip; the shared globals in test/elements/mocha-globals.d.ts declare describe only)
+const suite = nativeHost ? (describe as typeof describe & { skip: typeof describe }).skip : describe;
 
+suite('WebMCP end to end on the @mcp-b polyfill (no native host)', () => {
   e2eScenario({
     async names(prefix) {
       return (await listed()).map((t) => t.name).filter((n) => n.startsWith(prefix)).sort();
