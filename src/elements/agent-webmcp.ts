@@ -73,6 +73,8 @@ export class AgentWebMcpElement extends LitElement {
   /** Starts and stops run one after the other, so a name is always withdrawn before it is taken again. */
   private _queue: Promise<void> = Promise.resolve();
   private _generation = 0;
+  /** The latest start's completion (status updated), for `settled()`. */
+  private _starting: Promise<void> = Promise.resolve();
 
   protected readonly _registryConsumer = new ContextConsumer(this, {
     context: registryContext,
@@ -109,10 +111,13 @@ export class AgentWebMcpElement extends LitElement {
   async settled(): Promise<void> {
     await this.updateComplete;
     let queue: Promise<void>;
+    let starting: Promise<void>;
     do {
       queue = this._queue;
+      starting = this._starting;
       await queue;
-    } while (queue !== this._queue);
+      await starting;
+    } while (queue !== this._queue || starting !== this._starting);
     await this._adapter?.settled();
   }
 
@@ -164,14 +169,17 @@ export class AgentWebMcpElement extends LitElement {
         consumer: { id: this.consumer || 'webmcp', kind: 'webmcp' },
         ...(scope ? { snapshotContext: { scope } } : {}),
       });
-      // Let a reconfiguration queued meanwhile stop this adapter without waiting for the host.
-      await started.catch((error: unknown) => {
-        console.error('[agent-surface-kit WEBMCP_START] <agent-webmcp> failed to start:', error);
-        this.status = 'error';
-      });
-      if (generation === this._generation && adapter.status !== 'idle' && (this.status as AgentWebMcpStatus) !== 'error') {
-        this.status = adapter.status;
-      }
+      this._starting = started.then(
+        () => {
+          if (generation === this._generation && adapter.status !== 'idle') this.status = adapter.status;
+        },
+        (error: unknown) => {
+          console.error('[agent-surface-kit WEBMCP_START] <agent-webmcp> failed to start:', error);
+          if (generation === this._generation) this.status = 'error';
+        },
+      );
+      // Not awaited here: a reconfiguration queued meanwhile stops this adapter without waiting
+      // for the first registrations to finish (stop() voids a start in progress).
     });
   }
 }

@@ -181,6 +181,9 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
   let shape: ModelContextShape | undefined;
   let run: Run | undefined;
   let stopping: Promise<void> = Promise.resolve();
+  /** Bumped by every stop(): a start still waiting for the previous withdrawal sees it and gives up. */
+  let epoch = 0;
+  let startPending = false;
   // Encoding is pure: cache it, since every change re-projects the whole snapshot.
   const encoded = new Map<string, string>();
   const encode = (id: string, instanceId: string | undefined): string => {
@@ -450,12 +453,19 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       if (!host || typeof host !== 'object' || !host.registry || typeof host.registry.snapshot !== 'function') {
         throw new TypeError('WebMcpAdapter.start(host): pass { registry, consumer? } with an agent-surface registry.');
       }
-      if (run) {
+      if (run || startPending) {
         throw new Error('WebMcpAdapter.start: already started; call stop() before starting again.');
       }
-      // A restart must not race the withdrawal of the previous run's names.
-      await stopping;
-      if (run) throw new Error('WebMcpAdapter.start: already started; call stop() before starting again.');
+      const mine = epoch;
+      startPending = true;
+      try {
+        // A restart must not race the withdrawal of the previous run's names.
+        await stopping;
+      } finally {
+        startPending = false;
+      }
+      // stop() was called meanwhile: this start is void.
+      if (epoch !== mine) return;
       const modelContext = detectModelContext(options);
       const hostShape = modelContext ? modelContextShape(modelContext) : undefined;
       if (!modelContext || !hostShape) {
@@ -487,8 +497,12 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       if (run === r) status = 'active';
     },
     stop(): Promise<void> {
+      epoch += 1;
       const r = run;
-      if (!r) return stopping;
+      if (!r) {
+        if (startPending || (status !== 'idle' && status !== 'unsupported')) status = 'stopped';
+        return stopping;
+      }
       run = undefined;
       status = 'stopped';
       r.unsubscribe();

@@ -358,6 +358,24 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     expect(a.status).to.equal('active');
   });
 
+  it('a stop() right after start() voids the start: nothing stays registered', async () => {
+    const host = new CurrentHost();
+    adapter = createWebMcpAdapter({ modelContext: host });
+    const starting = adapter.start({ registry: surface.registry });
+    const stopped = adapter.stop();
+    await starting;
+    await stopped;
+    expect(adapter.status).to.equal('stopped');
+    expect(host.names()).to.deep.equal([]);
+    // And a restart right after a stop waits for the withdrawal, then registers everything once.
+    const first = adapter.start({ registry: surface.registry });
+    await first;
+    const again = adapter.stop().then(() => adapter!.start({ registry: surface.registry }));
+    await again;
+    expect(host.names()).to.have.length(4);
+    expect(errors).to.deep.equal([]);
+  });
+
   it('legacy host: registerTool + unregisterTool, incrementally', async () => {
     const host = new LegacyHost();
     const a = await started(host);

@@ -105,6 +105,28 @@ describe('<agent-webmcp>', () => {
     }
   });
 
+  it('connecting and disconnecting at once leaves nothing registered', async () => {
+    const host = new CurrentHost();
+    const test = createTestSurface();
+    test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
+    const el = document.createElement('agent-webmcp');
+    el.modelContext = host;
+    el.registry = test.registry;
+    document.body.append(el);
+    await el.updateComplete;
+    el.remove();
+    await el.settled();
+    expect(host.names()).to.deep.equal([]);
+    document.body.append(el);
+    await waitUntil(() => el.status === 'active');
+    await el.settled();
+    expect(host.names()).to.deep.equal(['domain_lamp__on']);
+    el.remove();
+    await el.settled();
+    expect(host.names()).to.deep.equal([]);
+    test.dispose();
+  });
+
   it('takes a registry from the .registry property without any <agent-surface>', async () => {
     const test = createTestSurface();
     test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
