@@ -14,7 +14,9 @@ function publicApiOnly() {
           // read the first constructor argument as the event name.
           if (decl.events) {
             const documented = decl.events.filter((e) => e.description);
-            decl.events = documented.length ? documented : decl.events.filter((e) => /^[a-z]+(-[a-z]+)+$/.test(e.name ?? ''));
+            decl.events = documented.length
+              ? documented
+              : decl.events.filter((e) => /^[a-z]+(-[a-z]+)+$/.test(e.name ?? ''));
           }
           if (!decl.members) continue;
           decl.members = decl.members.filter(
@@ -25,7 +27,9 @@ function publicApiOnly() {
               !m.name.startsWith('#') &&
               !(m.static && LIT_STATICS.has(m.name)) &&
               // lifecycle callbacks are not API
-              !/^(connectedCallback|disconnectedCallback|attributeChangedCallback|render|updated|willUpdate|firstUpdated)$/.test(m.name),
+              !/^(connectedCallback|disconnectedCallback|attributeChangedCallback|render|updated|willUpdate|firstUpdated)$/.test(
+                m.name,
+              ),
           );
         }
       }

@@ -18,7 +18,8 @@ const N = Number(process.env.ELEMENTS_BENCH_COUNT ?? 1000);
 const ROUNDS = Number(process.env.ELEMENTS_BENCH_ROUNDS ?? 15);
 const WARMUP = 3;
 const TARGET_MS = 50;
-const SCHEMA = '{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"additionalProperties":false}';
+const SCHEMA =
+  '{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"additionalProperties":false}';
 
 const { contractFromDeclaration } = await tsImport('../src/core/declaration.ts', import.meta.url);
 const { compileContracts } = await tsImport('../src/compiler/index.ts', import.meta.url);
@@ -120,7 +121,10 @@ await build({
   outfile: join(out, 'page.js'),
   logLevel: 'error',
 });
-writeFileSync(join(out, 'index.html'), '<!doctype html><meta charset="utf-8"><title>elements bench</title><script type="module" src="./page.js"></script>');
+writeFileSync(
+  join(out, 'index.html'),
+  '<!doctype html><meta charset="utf-8"><title>elements bench</title><script type="module" src="./page.js"></script>',
+);
 
 const server = await startDevServer({
   config: { rootDir: out, port: 0, hostname: '127.0.0.1' },
@@ -132,10 +136,17 @@ const port = server.server.address().port;
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
   headless: true,
-  args: ['--no-sandbox', '--disable-setuid-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run'],
+  args: [
+    '--no-sandbox',
+    '--disable-setuid-sandbox',
+    '--disable-dev-shm-usage',
+    '--disable-gpu',
+    '--no-first-run',
+  ],
 });
 
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+const percentile = (xs, p) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const ms = (x) => x.toFixed(1);
 let failed = false;
 const rows = [];
@@ -155,15 +166,27 @@ try {
       if (r >= WARMUP) results.push(result);
     }
     const registered = results.map((x) => x.registeredMs);
-    const bad = results.filter((x) => x.events !== 1 || x.registered !== N || x.visible !== N || !(x.registeredMs <= TARGET_MS));
+    const bad = results.filter(
+      (x) => x.events !== 1 || x.registered !== N || x.visible !== N || !(x.registeredMs <= TARGET_MS),
+    );
     if (bad.length) failed = true;
     rows.push([
       label,
       ms(percentile(registered, 50)),
       ms(percentile(registered, 95)),
       ms(Math.max(...registered)),
-      ms(percentile(results.map((x) => x.insertMs), 50)),
-      ms(percentile(results.map((x) => x.parseMs), 50)),
+      ms(
+        percentile(
+          results.map((x) => x.insertMs),
+          50,
+        ),
+      ),
+      ms(
+        percentile(
+          results.map((x) => x.parseMs),
+          50,
+        ),
+      ),
       [...new Set(results.map((x) => x.events))].join(', '),
       `${ROUNDS - bad.length}/${ROUNDS}`,
     ]);
@@ -173,9 +196,15 @@ try {
   await server.stop();
 }
 
-console.log(`Chromium (puppeteer-core, headless), ${ROUNDS} rounds after ${WARMUP} warm-up, compiled authority (${N * 2} contracts compiled in ${ms(compileMs)} ms)\n`);
-console.log('| scenario | insert → all registered, median ms | p95 | max | insertion (sync part) median | innerHTML parse median | agent-surface-changed per insert | rounds within targets |');
+console.log(
+  `Chromium (puppeteer-core, headless), ${ROUNDS} rounds after ${WARMUP} warm-up, compiled authority (${N * 2} contracts compiled in ${ms(compileMs)} ms)\n`,
+);
+console.log(
+  '| scenario | insert → all registered, median ms | p95 | max | insertion (sync part) median | innerHTML parse median | agent-surface-changed per insert | rounds within targets |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-console.log(`\ntargets: all ${N} registered ≤ ${TARGET_MS} ms after insertion, exactly one agent-surface-changed`);
+console.log(
+  `\ntargets: all ${N} registered ≤ ${TARGET_MS} ms after insertion, exactly one agent-surface-changed`,
+);
 process.exit(failed ? 1 : 0);

@@ -114,7 +114,8 @@ export class AgentCapabilityElement extends ReactiveElement {
   private _key: string | undefined;
   private _stateKey: string | undefined;
   private _refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
-  private _desired: { registry: AgentSurfaceRegistry; key: string; stateKey: string; options: RegisterOptions } | undefined;
+  private _desired:
+    { registry: AgentSurfaceRegistry; key: string; stateKey: string; options: RegisterOptions } | undefined;
   private _observer: MutationObserver | undefined;
   private _waitingForParse = false;
 
@@ -320,17 +321,28 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   /** An `<agent-view>` above this element that is not upgraded yet: wait for its context. */
   private _viewPending(): boolean {
-    for (let n: Node | null = this.parentNode; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) {
+    for (
+      let n: Node | null = this.parentNode;
+      n;
+      n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)
+    ) {
       if (n instanceof Element && n.localName === 'agent-view') return !n.matches(':defined');
     }
     return false;
   }
 
-  private _refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string): void {
+  private _refuse(
+    registry: AgentSurfaceRegistry,
+    key: string,
+    error: DefinitionErrorPayload,
+    capabilityId?: string,
+  ): void {
     this._release();
     if (this._refusal?.registry === registry && this._refusal.key === key) return;
     this._refusal = { registry, key };
-    console.error(`[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`);
+    console.error(
+      `[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`,
+    );
     this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
   }
 
@@ -364,7 +376,9 @@ export class AgentCapabilityElement extends ReactiveElement {
       signal: ctx.signal,
       respondWith(value: unknown) {
         if (!open) {
-          throw new Error('agent-invoke: call respondWith() synchronously inside the event listener, not after it returned');
+          throw new Error(
+            'agent-invoke: call respondWith() synchronously inside the event listener, not after it returned',
+          );
         }
         if (response) throw new Error('agent-invoke: respondWith() was already called for this call');
         response = { value };
@@ -373,9 +387,13 @@ export class AgentCapabilityElement extends ReactiveElement {
     this.dispatchEvent(event);
     open = false;
     if (!response) {
-      throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
-        details: { reason: 'no-handler' },
-      });
+      throw new AgentSurfaceError(
+        'EXECUTION_FAILED',
+        `Nothing on the page answered ${capabilityId || 'this capability'}.`,
+        {
+          details: { reason: 'no-handler' },
+        },
+      );
     }
     return response.value;
   }

@@ -229,18 +229,20 @@ export class AgentConfirmElement extends LitElement {
       @cancel=${(e: Event) => e.preventDefault()}
       @close=${() => this.requestUpdate()}
     >
-      ${visible.length
-        ? html`<h2 id="title" part="title">
-              ${visible.length === 1 ? 'An agent asks for your approval' : `${visible.length} agent requests need your approval`}
-            </h2>
-            <ul part="list">
-              ${repeat(
-                visible,
-                (p) => p.confirmationId,
-                (p) => this._renderItem(p, now, started),
-              )}
-            </ul>`
-        : nothing}
+      ${
+        visible.length
+          ? html`<h2 id="title" part="title">
+                ${visible.length === 1 ? 'An agent asks for your approval' : `${visible.length} agent requests need your approval`}
+              </h2>
+              <ul part="list">
+                ${repeat(
+                  visible,
+                  (p) => p.confirmationId,
+                  (p) => this._renderItem(p, now, started),
+                )}
+              </ul>`
+          : nothing
+      }
     </dialog>`;
   }
 
@@ -259,16 +261,37 @@ export class AgentConfirmElement extends LitElement {
         <dt>Capability</dt>
         <dd><code>${p.capabilityId}</code>${p.instanceId !== undefined ? ` on ${p.instanceId}` : ''}</dd>
       </dl>
-      ${input.entries.length
-        ? html`<dl part="input" aria-label="Input">
-            ${input.entries.map((e) => html`<dt>${e.path || 'value'}</dt><dd>${e.value}</dd>`)}
-            ${input.omitted ? html`<dt>…</dt><dd>${input.omitted} more values not shown</dd>` : nothing}
-          </dl>`
-        : html`<p part="input">No input.</p>`}
+      ${
+        input.entries.length
+          ? html`<dl part="input" aria-label="Input">
+              ${input.entries.map(
+                (e) =>
+                  html`<dt>${e.path || 'value'}</dt>
+                    <dd>${e.value}</dd>`,
+              )}
+              ${
+                input.omitted
+                  ? html`<dt>…</dt>
+                      <dd>${input.omitted} more values not shown</dd>`
+                  : nothing
+              }
+            </dl>`
+          : html`<p part="input">No input.</p>`
+      }
       <p part="countdown">Expires in ${formatRemaining(p.expiresAt - now)}</p>
       <div part="actions">
-        <button part="button deny" aria-disabled=${inactive} @click=${(e: Event) => this._decide(e, p, false)}>Deny</button>
-        <button part="button approve" aria-disabled=${inactive} @click=${(e: Event) => this._decide(e, p, true)}>
+        <button
+          part="button deny"
+          aria-disabled=${inactive}
+          @click=${(e: Event) => this._decide(e, p, false)}
+        >
+          Deny
+        </button>
+        <button
+          part="button approve"
+          aria-disabled=${inactive}
+          @click=${(e: Event) => this._decide(e, p, true)}
+        >
           Approve
         </button>
       </div>

@@ -79,7 +79,9 @@ export class AgentSurfaceElement extends LitElement {
   toolset(options: AgentToolsetOptions): AgentToolset {
     const registry = this.registry;
     if (!registry) {
-      throw new Error('<agent-surface> has no registry yet: set its .authority (or .registry) before calling toolset()');
+      throw new Error(
+        '<agent-surface> has no registry yet: set its .authority (or .registry) before calling toolset()',
+      );
     }
     return createAgentToolset(registry, options);
   }
@@ -115,7 +117,8 @@ export class AgentSurfaceElement extends LitElement {
     if (this._given) {
       this._disposeOwned();
     } else if (this.authority && this.isConnected) {
-      if (this._owned && (this._ownedAuthority !== this.authority || this._owned.disposed)) this._disposeOwned();
+      if (this._owned && (this._ownedAuthority !== this.authority || this._owned.disposed))
+        this._disposeOwned();
       if (!this._owned) {
         this._owned = createAgentSurfaceRegistry({
           authority: this.authority,
@@ -144,7 +147,9 @@ export class AgentSurfaceElement extends LitElement {
     this._listeningTo = registry;
     if (!registry) return;
     this._unlisten.push(
-      registry.on('surface-changed', (e) => this.dispatchEvent(new AgentSurfaceChangedEvent(e.surfaceVersion))),
+      registry.on('surface-changed', (e) =>
+        this.dispatchEvent(new AgentSurfaceChangedEvent(e.surfaceVersion)),
+      ),
       registry.on('invocation', (e) => this.dispatchEvent(new AgentInvocationEvent(e))),
       registry.on('confirmation', (e) => this.dispatchEvent(new AgentConfirmationEvent(e))),
     );
@@ -163,7 +168,8 @@ export class AgentSurfaceElement extends LitElement {
   /** Removed for good: dispose the registry this element created and stop providing it. */
   private _release(): void {
     this._disposeOwned();
-    this._listen(this._given);
+    // Stop listening to a given registry too: it may outlive this element.
+    this._listen(undefined);
     this._provider.setValue(this.registry);
   }
 }

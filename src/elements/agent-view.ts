@@ -150,7 +150,12 @@ export class AgentViewElement extends LitElement {
         ? { name, instance: instance || this._auto }
         : { name };
     const current = this._provider.value;
-    if (!current || current.name !== next.name || current.instance !== next.instance || current.refused !== next.refused) {
+    if (
+      !current ||
+      current.name !== next.name ||
+      current.instance !== next.instance ||
+      current.refused !== next.refused
+    ) {
       this._provider.setValue(next);
     }
   }

@@ -9,7 +9,9 @@ import type { AgentSurfaceRegistry } from '../core/types.js';
  * The registry of the nearest `<agent-surface>`. `undefined` while the surface has no registry yet
  * (no `.authority` and no `.registry`): consumers subscribe and act once a registry arrives.
  */
-export const registryContext = createContext<AgentSurfaceRegistry | undefined>(Symbol.for('agent-surface-kit/registry'));
+export const registryContext = createContext<AgentSurfaceRegistry | undefined>(
+  Symbol.for('agent-surface-kit/registry'),
+);
 
 /** What an `<agent-view>` tells the capabilities inside it. */
 export interface AgentViewContextValue {
@@ -22,7 +24,9 @@ export interface AgentViewContextValue {
 }
 
 /** The nearest `<agent-view>`. */
-export const viewContext = createContext<AgentViewContextValue | undefined>(Symbol.for('agent-surface-kit/view'));
+export const viewContext = createContext<AgentViewContextValue | undefined>(
+  Symbol.for('agent-surface-kit/view'),
+);
 
 const ROOT = Symbol.for('agent-surface-kit/context-root');
 

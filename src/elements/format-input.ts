@@ -27,8 +27,8 @@ export interface FormatInputOptions {
 
 // Characters that could make the text read differently from what it is: controls, bidi overrides
 // and isolates, zero-width characters, line and paragraph separators.
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+const HIDDEN =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
 
 function reveal(text: string): string {
   return text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

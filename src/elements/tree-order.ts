@@ -5,7 +5,8 @@
  */
 function composedChain(node: Node): Node[] {
   const chain: Node[] = [];
-  for (let n: Node | null = node; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) chain.push(n);
+  for (let n: Node | null = node; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null))
+    chain.push(n);
   return chain.reverse();
 }
 

@@ -4,10 +4,12 @@ import { AgentSurfaceError } from '../../src/core/errors.js';
 import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
 import type { AgentSurfaceRegistry, RegisterOptions } from '../../src/core/types.js';
 import '../../src/elements/index.js';
-import type { AgentCapabilityElement, AgentInvokeEvent, AgentSurfaceElement } from '../../src/elements/index.js';
+import type {
+  AgentCapabilityElement,
+  AgentInvokeEvent,
+  AgentSurfaceElement,
+} from '../../src/elements/index.js';
 import { consumer, invocationId, settle, spyConsole, visibleIds } from './helpers.js';
-
-const schema = (value: unknown) => JSON.stringify(value);
 
 async function surfaceWith(template: ReturnType<typeof html>) {
   const surface = await fixture<AgentSurfaceElement>(template);
@@ -17,7 +19,13 @@ async function surfaceWith(template: ReturnType<typeof html>) {
 }
 
 function call(registry: AgentSurfaceRegistry, capabilityId: string, input: unknown = {}) {
-  return registry.invoke({ capabilityId, input, invocationId: invocationId(), consumer, surfaceVersion: registry.surfaceVersion });
+  return registry.invoke({
+    capabilityId,
+    input,
+    invocationId: invocationId(),
+    consumer,
+    surfaceVersion: registry.surfaceVersion,
+  });
 }
 
 describe('<agent-capability>', () => {
@@ -28,15 +36,28 @@ describe('<agent-capability>', () => {
   afterEach(() => warn.restore());
 
   it('waits for the surface to get an authority, then registers the contract its markup declares', async () => {
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface authority="dev">
-      <agent-capability name="notes.add" effect="local-state" description="  Add a
-        note.  ">
-        <script type="application/schema+json">
-          {"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}
-        </script>
-        <script type="application/schema+json" data-schema="output">{"type":"object","properties":{"id":{"type":"string"}}}</script>
-      </agent-capability>
-    </agent-surface>`);
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface authority="dev">
+        <agent-capability
+          name="notes.add"
+          effect="local-state"
+          description="  Add a
+        note.  "
+        >
+          <script type="application/schema+json">
+            {
+              "type": "object",
+              "properties": { "text": { "type": "string" } },
+              "required": ["text"],
+              "additionalProperties": false
+            }
+          </script>
+          <script type="application/schema+json" data-schema="output">
+            { "type": "object", "properties": { "id": { "type": "string" } } }
+          </script>
+        </agent-capability>
+      </agent-surface>`,
+    );
     const cap = surface.querySelector('agent-capability')!;
     await settle();
     // An `authority` attribute does nothing: authorization is set from script only.
@@ -62,11 +83,15 @@ describe('<agent-capability>', () => {
   });
 
   it('runs .handler with the validated input and the call context', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-capability name="echo" effect="read" description="Echo the text back.">
-        <script type="application/schema+json">{"type":"object","properties":{"text":{"type":"string"}}}</script>
-      </agent-capability>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-capability name="echo" effect="read" description="Echo the text back.">
+          <script type="application/schema+json">
+            { "type": "object", "properties": { "text": { "type": "string" } } }
+          </script>
+        </agent-capability>
+      </agent-surface>`,
+    );
     const cap = surface.querySelector('agent-capability')!;
     let seen: unknown;
     cap.handler = (input, ctx) => {
@@ -82,11 +107,15 @@ describe('<agent-capability>', () => {
   });
 
   it('answers through agent-invoke and detail.respondWith(promise) when there is no handler', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-capability name="rename" effect="server-mutation" description="Rename a device.">
-        <script type="application/schema+json">{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}</script>
-      </agent-capability>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-capability name="rename" effect="server-mutation" description="Rename a device.">
+          <script type="application/schema+json">
+            { "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] }
+          </script>
+        </agent-capability>
+      </agent-surface>`,
+    );
     const details: AgentInvokeEvent['detail'][] = [];
     const listener = (event: AgentInvokeEvent) => {
       details.push(event.detail);
@@ -104,17 +133,22 @@ describe('<agent-capability>', () => {
 
     // A rejection with an AgentSurfaceError reaches the agent with its code.
     const once = (event: AgentInvokeEvent) =>
-      event.detail.respondWith(Promise.reject(new AgentSurfaceError('PRECONDITION_FAILED', 'The device is offline.')));
+      event.detail.respondWith(
+        Promise.reject(new AgentSurfaceError('PRECONDITION_FAILED', 'The device is offline.')),
+      );
     surface.addEventListener('agent-invoke', once, { once: true });
     const refused = await call(registry, 'domain:rename', { name: 'x' });
     expect(refused.ok).to.equal(false);
-    if (!refused.ok) expect(refused.error).to.include({ code: 'PRECONDITION_FAILED', message: 'The device is offline.' });
+    if (!refused.ok)
+      expect(refused.error).to.include({ code: 'PRECONDITION_FAILED', message: 'The device is offline.' });
   });
 
   it('fails EXECUTION_FAILED with reason "no-handler" when nobody responds during dispatch', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
+      </agent-surface>`,
+    );
     const unanswered = await call(registry, 'domain:ping');
     expect(unanswered.ok).to.equal(false);
     if (!unanswered.ok) {
@@ -144,10 +178,22 @@ describe('<agent-capability>', () => {
   });
 
   it('reads observations through .read or agent-invoke', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-capability name="count" kind="observation" effect="read" description="How many items."></agent-capability>
-      <agent-capability name="total" kind="observation" effect="read" description="Total price."></agent-capability>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-capability
+          name="count"
+          kind="observation"
+          effect="read"
+          description="How many items."
+        ></agent-capability>
+        <agent-capability
+          name="total"
+          kind="observation"
+          effect="read"
+          description="Total price."
+        ></agent-capability>
+      </agent-surface>`,
+    );
     const [count, total] = surface.querySelectorAll('agent-capability');
     count!.read = () => 3;
     total!.addEventListener('agent-invoke', (event) => {
@@ -166,11 +212,15 @@ describe('<agent-capability>', () => {
       registered.push(options.contract.id);
       return register(options);
     };
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface .registry=${registry}>
-      <agent-capability name="note" effect="local-state" description="Add a note.">
-        <script type="application/schema+json">{"type":"object"}</script>
-      </agent-capability>
-    </agent-surface>`);
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface .registry=${registry}>
+        <agent-capability name="note" effect="local-state" description="Add a note.">
+          <script type="application/schema+json">
+            { "type": "object" }
+          </script>
+        </agent-capability>
+      </agent-surface>`,
+    );
     await settle();
     const cap = surface.querySelector('agent-capability')!;
     const first = cap.registrationId;
@@ -186,7 +236,12 @@ describe('<agent-capability>', () => {
     const second = cap.registrationId;
     expect(second).to.be.a('string').and.not.equal(first);
     const [d] = registry.snapshot({ consumer }).capabilities;
-    expect(d).to.include({ description: 'Add a sticky note.', effect: 'server-mutation', confirmation: 'optional', registrationId: second });
+    expect(d).to.include({
+      description: 'Add a sticky note.',
+      effect: 'server-mutation',
+      confirmation: 'optional',
+      registrationId: second,
+    });
 
     // A property set reflects to the attribute and re-registers too.
     cap.description = 'Add a yellow note.';
@@ -199,7 +254,10 @@ describe('<agent-capability>', () => {
     cap.querySelector('script')!.textContent = '{"type":"object","properties":{"text":{"type":"string"}}}';
     await settle();
     expect(cap.registrationId).to.not.equal(third);
-    expect(registry.snapshot({ consumer }).capabilities[0]!.inputSchema).to.have.nested.property('properties.text.type', 'string');
+    expect(registry.snapshot({ consumer }).capabilities[0]!.inputSchema).to.have.nested.property(
+      'properties.text.type',
+      'string',
+    );
     expect(registered).to.have.length(4);
 
     // The same value again is no change.
@@ -209,16 +267,26 @@ describe('<agent-capability>', () => {
   });
 
   it('updates live state from unavailable and note without re-registering', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-capability name="print" effect="external-side-effect" description="Print the page."></agent-capability>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-capability
+          name="print"
+          effect="external-side-effect"
+          description="Print the page."
+        ></agent-capability>
+      </agent-surface>`,
+    );
     const cap = surface.querySelector('agent-capability')!;
     const id = cap.registrationId;
     cap.setAttribute('unavailable', 'The printer is offline.');
     cap.setAttribute('note', 'Queue is empty');
     await settle();
     const [d] = registry.snapshot({ consumer }).capabilities;
-    expect(d!.state).to.deep.equal({ available: false, unavailableReason: 'The printer is offline.', note: 'Queue is empty' });
+    expect(d!.state).to.deep.equal({
+      available: false,
+      unavailableReason: 'The printer is offline.',
+      note: 'Queue is empty',
+    });
     expect(d!.registrationId).to.equal(id);
     const result = await call(registry, 'domain:print');
     expect(result.ok).to.equal(false);
@@ -230,13 +298,15 @@ describe('<agent-capability>', () => {
   });
 
   it('unregisters on disconnect but keeps its registration through a move or a reorder', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <div id="a">
-        <agent-capability name="one" effect="read" description="One."></agent-capability>
-        <agent-capability name="two" effect="read" description="Two."></agent-capability>
-      </div>
-      <div id="b"></div>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <div id="a">
+          <agent-capability name="one" effect="read" description="One."></agent-capability>
+          <agent-capability name="two" effect="read" description="Two."></agent-capability>
+        </div>
+        <div id="b"></div>
+      </agent-surface>`,
+    );
     const [one, two] = surface.querySelectorAll('agent-capability');
     const ids = [one!.registrationId, two!.registrationId];
     expect(visibleIds(registry)).to.deep.equal(['domain:one', 'domain:two']);
@@ -260,10 +330,12 @@ describe('<agent-capability>', () => {
   });
 
   it('takes its id from its place: moving it into a view re-registers under the view', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-view name="cart"></agent-view>
-      <agent-capability name="clear" effect="local-state" description="Empty the cart."></agent-capability>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-view name="cart"></agent-view>
+        <agent-capability name="clear" effect="local-state" description="Empty the cart."></agent-capability>
+      </agent-surface>`,
+    );
     const cap = surface.querySelector('agent-capability')!;
     expect(visibleIds(registry)).to.deep.equal(['domain:clear']);
     surface.querySelector('agent-view')!.append(cap);
@@ -277,9 +349,11 @@ describe('<agent-capability>', () => {
   it('refuses a declaration it cannot build: a console error names the element, an event fires, nothing registers', async () => {
     const error = spyConsole('error');
     try {
-      const surface = await fixture<AgentSurfaceElement>(html`<agent-surface>
-        <agent-capability name="wipe" description="Wipe everything."></agent-capability>
-      </agent-surface>`);
+      const surface = await fixture<AgentSurfaceElement>(
+        html`<agent-surface>
+          <agent-capability name="wipe" description="Wipe everything."></agent-capability>
+        </agent-surface>`,
+      );
       const cap = surface.querySelector('agent-capability')!;
       const refused = oneEvent(surface, 'agent-capability-refused');
       surface.authority = devAuthority();
@@ -290,7 +364,9 @@ describe('<agent-capability>', () => {
       expect(visibleIds(surface.registry)).to.deep.equal([]);
       expect(cap.registrationId).to.equal(undefined);
       expect(error.messages).to.have.length(1);
-      expect(error.messages[0]).to.contain('<agent-capability name="wipe"').and.match(/effect/);
+      expect(error.messages[0])
+        .to.contain('<agent-capability name="wipe"')
+        .and.match(/effect/);
 
       // Fixing the markup registers it.
       cap.setAttribute('effect', 'destructive');
@@ -304,12 +380,24 @@ describe('<agent-capability>', () => {
   it('refuses view="…" when its nearest view has another name', async () => {
     const error = spyConsole('error');
     try {
-      const { registry } = await surfaceWith(html`<agent-surface>
-        <agent-view name="orders">
-          <agent-capability view="devices" name="selectRows" effect="local-state" description="Select rows."></agent-capability>
-          <agent-capability view="orders" name="selectRows" effect="local-state" description="Select rows."></agent-capability>
-        </agent-view>
-      </agent-surface>`);
+      const { registry } = await surfaceWith(
+        html`<agent-surface>
+          <agent-view name="orders">
+            <agent-capability
+              view="devices"
+              name="selectRows"
+              effect="local-state"
+              description="Select rows."
+            ></agent-capability>
+            <agent-capability
+              view="orders"
+              name="selectRows"
+              effect="local-state"
+              description="Select rows."
+            ></agent-capability>
+          </agent-view>
+        </agent-surface>`,
+      );
       expect(visibleIds(registry)).to.deep.equal(['view:orders.selectRows']);
       expect(error.messages.join('\n')).to.contain('view="devices"');
     } finally {
@@ -318,9 +406,16 @@ describe('<agent-capability>', () => {
   });
 
   it('registers a contract given as the .contract property', async () => {
-    const contract = { id: 'domain:cart.total', kind: 'observation', effect: 'read', description: 'The cart total.' } as const;
+    const contract = {
+      id: 'domain:cart.total',
+      kind: 'observation',
+      effect: 'read',
+      description: 'The cart total.',
+    } as const;
     const { surface, registry } = await surfaceWith(
-      html`<agent-surface><agent-capability .contract=${contract} .read=${() => ({ total: 12 })}></agent-capability></agent-surface>`,
+      html`<agent-surface
+        ><agent-capability .contract=${contract} .read=${() => ({ total: 12 })}></agent-capability
+      ></agent-surface>`,
     );
     const cap = surface.querySelector<AgentCapabilityElement>('agent-capability')!;
     expect(cap.capabilityId).to.equal('domain:cart.total');

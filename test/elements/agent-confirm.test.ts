@@ -21,25 +21,41 @@ async function page(options: { delay?: number; ttlMs?: number } = {}): Promise<P
     ...(options.ttlMs ? { limits: { confirmationTtlMs: options.ttlMs } } : {}),
   });
   const ran: JsonObject[] = [];
-  const surface = await fixture<AgentSurfaceElement>(html`<agent-surface .registry=${registry}>
-    <button id="outside">Something else</button>
-    <agent-capability name="notes.wipe" effect="local-state" confirmation="required" description="Delete every note in the draft."
-      .handler=${(input: JsonObject) => {
-        ran.push(input);
-        return { wiped: true };
-      }}>
-      <script type="application/schema+json">{"type":"object","properties":{"reason":{"type":"string"},"ids":{"type":"array"}}}</script>
-    </agent-capability>
-    <agent-confirm activation-delay=${options.delay ?? 150}></agent-confirm>
-  </agent-surface>`);
+  const surface = await fixture<AgentSurfaceElement>(
+    html`<agent-surface .registry=${registry}>
+      <button id="outside">Something else</button>
+      <agent-capability
+        name="notes.wipe"
+        effect="local-state"
+        confirmation="required"
+        description="Delete every note in the draft."
+        .handler=${(input: JsonObject) => {
+          ran.push(input);
+          return { wiped: true };
+        }}
+      >
+        <script type="application/schema+json">
+          { "type": "object", "properties": { "reason": { "type": "string" }, "ids": { "type": "array" } } }
+        </script>
+      </agent-capability>
+      <agent-confirm activation-delay=${options.delay ?? 150}></agent-confirm>
+    </agent-surface>`,
+  );
   await settle();
-  return { surface, registry, confirm: surface.querySelector('agent-confirm')!, outside: surface.querySelector('#outside')!, ran };
+  return {
+    surface,
+    registry,
+    confirm: surface.querySelector('agent-confirm')!,
+    outside: surface.querySelector('#outside')!,
+    ran,
+  };
 }
 
 async function ask(registry: AgentSurfaceRegistry, input: JsonObject) {
   const request = { capabilityId: 'domain:notes.wipe', input, invocationId: invocationId(), consumer };
   const first = await registry.invoke(request);
-  if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED') throw new Error(`expected CONFIRMATION_REQUIRED, got ${JSON.stringify(first)}`);
+  if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED')
+    throw new Error(`expected CONFIRMATION_REQUIRED, got ${JSON.stringify(first)}`);
   const confirmationId = (first.error.details as { confirmationId: string }).confirmationId;
   return { confirmationId, retry: () => registry.invoke({ ...request, confirmationId }) };
 }
@@ -54,7 +70,10 @@ function button(confirm: AgentConfirmElement, which: 'approve' | 'deny', index =
 
 async function trustedClick(element: HTMLElement): Promise<void> {
   const box = element.getBoundingClientRect();
-  await sendMouse({ type: 'click', position: [Math.round(box.left + box.width / 2), Math.round(box.top + box.height / 2)] });
+  await sendMouse({
+    type: 'click',
+    position: [Math.round(box.left + box.width / 2), Math.round(box.top + box.height / 2)],
+  });
 }
 
 describe('<agent-confirm>', () => {
@@ -89,7 +108,10 @@ describe('<agent-confirm>', () => {
 
     const items = [...confirm.shadowRoot!.querySelectorAll('[part~="item"]')];
     const text = items.map((item) => item.textContent!.replace(/\s+/g, ' '));
-    expect(text[0]).to.contain('"<img src=x onerror=\\"window.__pwned = 1\\">"').and.contain('ids[0]').and.contain('"a"');
+    expect(text[0])
+      .to.contain('"<img src=x onerror=\\"window.__pwned = 1\\">"')
+      .and.contain('ids[0]')
+      .and.contain('"a"');
     expect(text[1]).to.contain('"first"');
     expect(text[0]).to.contain('Delete every note in the draft.');
     expect(text[0]).to.contain('Changes what this page shows (local-state)');

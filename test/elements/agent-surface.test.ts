@@ -13,10 +13,17 @@ describe('<agent-surface>', () => {
   afterEach(() => warn.restore());
 
   it('re-dispatches the registry events as bubbling, composed DOM events', async () => {
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface>
-      <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
-      <agent-capability name="wipe" effect="local-state" confirmation="required" description="Wipe the draft."></agent-capability>
-    </agent-surface>`);
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface>
+        <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
+        <agent-capability
+          name="wipe"
+          effect="local-state"
+          confirmation="required"
+          description="Wipe the draft."
+        ></agent-capability>
+      </agent-surface>`,
+    );
     const changed = oneEvent(document.body, 'agent-surface-changed');
     surface.authority = devAuthority();
     const changedEvent = await changed;
@@ -25,13 +32,23 @@ describe('<agent-surface>', () => {
 
     surface.querySelector('agent-capability')!.handler = () => 'pong';
     const invoked = oneEvent(surface, 'agent-invocation');
-    await surface.registry!.invoke({ capabilityId: 'domain:ping', input: {}, invocationId: invocationId(), consumer });
+    await surface.registry!.invoke({
+      capabilityId: 'domain:ping',
+      input: {},
+      invocationId: invocationId(),
+      consumer,
+    });
     const invocation = await invoked;
     expect(invocation.detail).to.include({ capabilityId: 'domain:ping', outcome: 'OK' });
     expect(invocation.detail.consumer).to.deep.equal(consumer);
 
     const confirmation = oneEvent(surface, 'agent-confirmation');
-    const result = await surface.registry!.invoke({ capabilityId: 'domain:wipe', input: {}, invocationId: invocationId(), consumer });
+    const result = await surface.registry!.invoke({
+      capabilityId: 'domain:wipe',
+      input: {},
+      invocationId: invocationId(),
+      consumer,
+    });
     expect(result.ok).to.equal(false);
     const event = await confirmation;
     expect(event.detail.action).to.equal('created');
@@ -40,9 +57,11 @@ describe('<agent-surface>', () => {
 
   it('uses a registry it is given and never disposes it', async () => {
     const registry = createAgentSurfaceRegistry({ authority: devAuthority() });
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface .registry=${registry}>
-      <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
-    </agent-surface>`);
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface .registry=${registry}>
+        <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
+      </agent-surface>`,
+    );
     await settle();
     expect(surface.registry).to.equal(registry);
     expect(visibleIds(registry)).to.deep.equal(['domain:ping']);
@@ -53,12 +72,16 @@ describe('<agent-surface>', () => {
   });
 
   it('keeps its registry and registrations through a move, and disposes the registry it created once removed for good', async () => {
-    const container = await fixture<HTMLDivElement>(html`<div>
-      <div id="left">
-        <agent-surface><agent-capability name="ping" effect="read" description="Ping."></agent-capability></agent-surface>
-      </div>
-      <div id="right"></div>
-    </div>`);
+    const container = await fixture<HTMLDivElement>(
+      html`<div>
+        <div id="left">
+          <agent-surface
+            ><agent-capability name="ping" effect="read" description="Ping."></agent-capability
+          ></agent-surface>
+        </div>
+        <div id="right"></div>
+      </div>`,
+    );
     const surface = container.querySelector('agent-surface')!;
     surface.authority = devAuthority();
     await settle();
@@ -85,11 +108,15 @@ describe('<agent-surface>', () => {
   });
 
   it('applies .policies to its registry', async () => {
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface>
-      <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
-      <agent-capability name="secret" effect="read" description="A secret."></agent-capability>
-    </agent-surface>`);
-    surface.policies = [{ name: 'no-secrets', discover: ({ capability }) => capability.capabilityId !== 'domain:secret' }];
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface>
+        <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
+        <agent-capability name="secret" effect="read" description="A secret."></agent-capability>
+      </agent-surface>`,
+    );
+    surface.policies = [
+      { name: 'no-secrets', discover: ({ capability }) => capability.capabilityId !== 'domain:secret' },
+    ];
     surface.authority = devAuthority();
     await settle();
     expect(visibleIds(surface.registry)).to.deep.equal(['domain:ping']);
@@ -99,9 +126,11 @@ describe('<agent-surface>', () => {
   });
 
   it('replaces its registry when given another authority; capabilities follow', async () => {
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface>
-      <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
-    </agent-surface>`);
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface>
+        <agent-capability name="ping" effect="read" description="Ping."></agent-capability>
+      </agent-surface>`,
+    );
     surface.authority = devAuthority();
     await settle();
     const first = surface.registry!;
@@ -113,9 +142,11 @@ describe('<agent-surface>', () => {
   });
 
   it('offers .toolset(options) over its registry', async () => {
-    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface>
-      <agent-capability name="ping" effect="read" description="Ping the server."></agent-capability>
-    </agent-surface>`);
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface>
+        <agent-capability name="ping" effect="read" description="Ping the server."></agent-capability>
+      </agent-surface>`,
+    );
     expect(() => surface.toolset({ consumer, topology: 'embedded' })).to.throw(/no registry yet/);
     surface.authority = devAuthority();
     await settle();
@@ -136,7 +167,10 @@ describe('<agent-surface>', () => {
     let changes = 0;
     surface.addEventListener('agent-surface-changed', () => changes++);
     const markup: string[] = [];
-    for (let i = 0; i < 1000; i++) markup.push(`<agent-capability name="c${i}" effect="read" description="Capability ${i}."></agent-capability>`);
+    for (let i = 0; i < 1000; i++)
+      markup.push(
+        `<agent-capability name="c${i}" effect="read" description="Capability ${i}."></agent-capability>`,
+      );
     const holder = document.createElement('div');
     holder.innerHTML = markup.join('');
     surface.append(holder);

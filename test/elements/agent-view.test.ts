@@ -21,26 +21,44 @@ describe('<agent-view>', () => {
   afterEach(() => warn.restore());
 
   it('scopes its capabilities: id view:<name>.<child>, instanceId = instance', async () => {
-    const { registry } = await surfaceWith(html`<agent-surface>
-      <agent-view name="devices.table" instance="tab-1">
-        <section>
-          <agent-capability name="selectRows" effect="local-state" description="Select rows."></agent-capability>
-        </section>
-      </agent-view>
-      <agent-capability name="devices.disable" effect="destructive" description="Disable devices."></agent-capability>
-    </agent-surface>`);
+    const { registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-view name="devices.table" instance="tab-1">
+          <section>
+            <agent-capability
+              name="selectRows"
+              effect="local-state"
+              description="Select rows."
+            ></agent-capability>
+          </section>
+        </agent-view>
+        <agent-capability
+          name="devices.disable"
+          effect="destructive"
+          description="Disable devices."
+        ></agent-capability>
+      </agent-surface>`,
+    );
     const capabilities = registry.snapshot({ consumer }).capabilities;
     const selectRows = capabilities.find((c) => c.capabilityId === 'view:devices.table.selectRows')!;
     expect(selectRows).to.include({ plane: 'view', instanceId: 'tab-1' });
-    expect(capabilities.find((c) => c.capabilityId === 'domain:devices.disable')!.instanceId).to.equal(undefined);
+    expect(capabilities.find((c) => c.capabilityId === 'domain:devices.disable')!.instanceId).to.equal(
+      undefined,
+    );
   });
 
   it('re-registers its capabilities when its instance changes', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-view name="editor" instance="doc-1">
-        <agent-capability name="save" effect="server-mutation" description="Save the document."></agent-capability>
-      </agent-view>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-view name="editor" instance="doc-1">
+          <agent-capability
+            name="save"
+            effect="server-mutation"
+            description="Save the document."
+          ></agent-capability>
+        </agent-view>
+      </agent-surface>`,
+    );
     const cap = surface.querySelector('agent-capability')!;
     const before = cap.registrationId;
     surface.querySelector<AgentViewElement>('agent-view')!.instance = 'doc-2';
@@ -52,16 +70,20 @@ describe('<agent-view>', () => {
   it('refuses a view nested in another view with a clear console error; nothing inside it registers', async () => {
     const error = spyConsole('error');
     try {
-      const { registry } = await surfaceWith(html`<agent-surface>
-        <agent-view name="outer">
-          <agent-capability name="a" effect="read" description="A."></agent-capability>
-          <agent-view name="inner">
-            <agent-capability name="b" effect="read" description="B."></agent-capability>
+      const { registry } = await surfaceWith(
+        html`<agent-surface>
+          <agent-view name="outer">
+            <agent-capability name="a" effect="read" description="A."></agent-capability>
+            <agent-view name="inner">
+              <agent-capability name="b" effect="read" description="B."></agent-capability>
+            </agent-view>
           </agent-view>
-        </agent-view>
-      </agent-surface>`);
+        </agent-surface>`,
+      );
       expect(visibleIds(registry)).to.deep.equal(['view:outer.a']);
-      expect(error.messages.join('\n')).to.match(/<agent-view name="inner"> is inside <agent-view name="outer">: views are flat/);
+      expect(error.messages.join('\n')).to.match(
+        /<agent-view name="inner"> is inside <agent-view name="outer">: views are flat/,
+      );
     } finally {
       error.restore();
     }
@@ -70,13 +92,15 @@ describe('<agent-view>', () => {
   it('lets the inner view register once it is moved out of the outer one', async () => {
     const error = spyConsole('error');
     try {
-      const { surface, registry } = await surfaceWith(html`<agent-surface>
-        <agent-view name="outer">
-          <agent-view name="inner">
-            <agent-capability name="b" effect="read" description="B."></agent-capability>
+      const { surface, registry } = await surfaceWith(
+        html`<agent-surface>
+          <agent-view name="outer">
+            <agent-view name="inner">
+              <agent-capability name="b" effect="read" description="B."></agent-capability>
+            </agent-view>
           </agent-view>
-        </agent-view>
-      </agent-surface>`);
+        </agent-surface>`,
+      );
       expect(visibleIds(registry)).to.deep.equal([]);
       surface.append(surface.querySelector('agent-view[name="inner"]')!);
       await settle();
@@ -87,21 +111,27 @@ describe('<agent-view>', () => {
   });
 
   it('gives two same-name views without instance deterministic ids from document order, with a dev warning', async () => {
-    const { surface, registry } = await surfaceWith(html`<agent-surface>
-      <agent-view name="card" id="first">
-        <agent-capability name="open" effect="navigation" description="Open the card."></agent-capability>
-      </agent-view>
-      <agent-view name="card" id="second">
-        <agent-capability name="open" effect="navigation" description="Open the card."></agent-capability>
-      </agent-view>
-    </agent-surface>`);
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-view name="card" id="first">
+          <agent-capability name="open" effect="navigation" description="Open the card."></agent-capability>
+        </agent-view>
+        <agent-view name="card" id="second">
+          <agent-capability name="open" effect="navigation" description="Open the card."></agent-capability>
+        </agent-view>
+      </agent-surface>`,
+    );
     expect(visibleIds(registry)).to.deep.equal(['view:card.open@1', 'view:card.open@2']);
     const [first, second] = surface.querySelectorAll('agent-capability');
     const instanceOf = (cap: Element | undefined) =>
-      registry.snapshot({ consumer }).capabilities.find((c) => c.registrationId === (cap as { registrationId?: string }).registrationId)
+      registry
+        .snapshot({ consumer })
+        .capabilities.find((c) => c.registrationId === (cap as { registrationId?: string }).registrationId)
         ?.instanceId;
     expect([instanceOf(first), instanceOf(second)]).to.deep.equal(['1', '2']);
-    expect(warn.messages.some((m) => /2 <agent-view name="card"> elements have no instance/.test(m))).to.equal(true);
+    expect(
+      warn.messages.some((m) => /2 <agent-view name="card"> elements have no instance/.test(m)),
+    ).to.equal(true);
 
     // Swapping the views swaps the ids: document order decides, not insertion history.
     surface.insertBefore(surface.querySelector('#second')!, surface.querySelector('#first'));

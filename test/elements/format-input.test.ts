@@ -5,7 +5,13 @@ import { describeEffect, formatInput, formatRemaining } from '../../src/elements
 
 describe('formatInput', () => {
   it('flattens objects and arrays into path: value lines in key order', () => {
-    const { entries, omitted } = formatInput({ ids: ['a', 'b'], options: { force: true, limit: 3 }, note: null, empty: {}, none: [] });
+    const { entries, omitted } = formatInput({
+      ids: ['a', 'b'],
+      options: { force: true, limit: 3 },
+      note: null,
+      empty: {},
+      none: [],
+    });
     expect(entries).to.deep.equal([
       { path: 'ids[0]', value: '"a"' },
       { path: 'ids[1]', value: '"b"' },
@@ -30,7 +36,10 @@ describe('formatInput', () => {
   });
 
   it('cuts long strings and long inputs', () => {
-    const { entries, omitted } = formatInput({ text: 'x'.repeat(500), list: Array.from({ length: 80 }, (_, i) => i) }, { maxEntries: 10, maxStringLength: 100 });
+    const { entries, omitted } = formatInput(
+      { text: 'x'.repeat(500), list: Array.from({ length: 80 }, (_, i) => i) },
+      { maxEntries: 10, maxStringLength: 100 },
+    );
     expect(entries).to.have.length(10);
     expect(entries[0]!.value).to.match(/^"x{100}" … \(400 more characters\)$/);
     expect(omitted).to.equal(71);
@@ -49,14 +58,19 @@ describe('formatInput', () => {
             ? Object.values(v).reduce<number>((n, x) => n + countLeaves(x), 0)
             : 1;
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue() as fc.Arbitrary<JsonValue>, { maxKeys: 6 }), (input) => {
-        const { entries, omitted } = formatInput(input, { maxEntries: 20 });
-        for (const e of entries) {
-          expect(hidden.test(e.path) || hidden.test(e.value)).to.equal(false);
-        }
-        const leaves = Object.keys(input).length ? countLeaves(input) : 0;
-        expect(entries.length + omitted).to.equal(leaves);
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue() as fc.Arbitrary<JsonValue>, {
+          maxKeys: 6,
+        }),
+        (input) => {
+          const { entries, omitted } = formatInput(input, { maxEntries: 20 });
+          for (const e of entries) {
+            expect(hidden.test(e.path) || hidden.test(e.value)).to.equal(false);
+          }
+          const leaves = Object.keys(input).length ? countLeaves(input) : 0;
+          expect(entries.length + omitted).to.equal(leaves);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -18,7 +18,9 @@ export function visibleIds(registry: AgentSurfaceRegistry | undefined): string[]
   if (!registry) return [];
   return registry
     .snapshot({ consumer })
-    .capabilities.map((c) => (c.instanceId === undefined ? c.capabilityId : `${c.capabilityId}@${c.instanceId}`))
+    .capabilities.map((c) =>
+      c.instanceId === undefined ? c.capabilityId : `${c.capabilityId}@${c.instanceId}`,
+    )
     .sort();
 }
 

@@ -8,23 +8,32 @@ import { AgentSurfaceElement } from '../../src/elements/agent-surface.js';
 import { AgentViewElement } from '../../src/elements/agent-view.js';
 import { compiledAuthority, settle, spyConsole, tokenOf, visibleIds } from './helpers.js';
 
-const SELECT_ROWS_SCHEMA = '{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}},"required":["ids"],"additionalProperties":false}';
+const SELECT_ROWS_SCHEMA =
+  '{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}},"required":["ids"],"additionalProperties":false}';
 
 describe('definition order: surface, capability, then view last', () => {
   it('waits for the enclosing view to upgrade before registering', async () => {
     const error = spyConsole('error');
     try {
       const registry = createAgentSurfaceRegistry({ authority: compiledAuthority() });
-      const root = await fixture<HTMLDivElement>(html`<div>
-        <agent-surface>
-          <agent-view name="devices">
-            <agent-capability name="selectRows" effect="local-state" description="Select rows of the devices table by id."
-              token=${tokenOf('view:devices.selectRows')}>
-              <script type="application/schema+json">${SELECT_ROWS_SCHEMA}</script>
-            </agent-capability>
-          </agent-view>
-        </agent-surface>
-      </div>`);
+      const root = await fixture<HTMLDivElement>(
+        html`<div>
+          <agent-surface>
+            <agent-view name="devices">
+              <agent-capability
+                name="selectRows"
+                effect="local-state"
+                description="Select rows of the devices table by id."
+                token=${tokenOf('view:devices.selectRows')}
+              >
+                <script type="application/schema+json">
+                  ${SELECT_ROWS_SCHEMA}
+                </script>
+              </agent-capability>
+            </agent-view>
+          </agent-surface>
+        </div>`,
+      );
       (root.querySelector('agent-surface') as unknown as { registry: unknown }).registry = registry;
       customElements.define('agent-surface', AgentSurfaceElement);
       customElements.define('agent-capability', AgentCapabilityElement);
