@@ -46,7 +46,7 @@ setup({ browser: !nodeOnly });
 
 const nodeFiles = browserOnly ? [] : pick(listTests(NODE_DIRS));
 if (nodeFiles.length) {
-  const tap = join(tmp, 'node-tests.tap');
+  const tap = join(tmp, `node-tests-${process.pid}.tap`);
   rmSync(tap, { force: true });
   const result = spawnSync(
     process.execPath,
@@ -78,7 +78,7 @@ if (nodeFiles.length) {
 
 const browserFiles = nodeOnly ? [] : pick(listTests(BROWSER_DIRS));
 if (browserFiles.length) {
-  const summary = join(tmp, 'wtr-summary.json');
+  const summary = join(tmp, `wtr-summary-${process.pid}.json`);
   rmSync(summary, { force: true });
   const result = spawnSync(
     process.execPath,
