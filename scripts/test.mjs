@@ -64,6 +64,7 @@ if (nodeFiles.length) {
     { cwd: root, stdio: 'inherit' },
   );
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  rmSync(tap, { force: true });
   const pass = Number(/^# pass (\d+)/m.exec(text)?.[1] ?? NaN);
   const fail = Number(/^# fail (\d+)/m.exec(text)?.[1] ?? NaN);
   if (Number.isNaN(pass) || Number.isNaN(fail)) {
@@ -90,6 +91,7 @@ if (browserFiles.length) {
     broken = true;
   } else {
     const s = JSON.parse(readFileSync(summary, 'utf8'));
+    rmSync(summary, { force: true });
     passed += s.passed;
     failed += s.failed;
     if (result.status !== 0 && s.failed === 0) {
