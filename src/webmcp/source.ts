@@ -55,7 +55,7 @@ function failed(code: ToolSourceErrorCode, message: string, details?: JsonObject
   const error = new ToolSourceError(code, message, details).toPayload();
   const body: JsonObject = { code: error.code, message: error.message, retry: error.retry };
   if (error.details) body.details = error.details;
-  return { ok: false, error, result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, structuredContent: { error: body } } };
+  return { ok: false, code, error, result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, structuredContent: { error: body } } };
 }
 
 const EMPTY_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {} }) as JsonSchema;
@@ -117,7 +117,9 @@ function readOutput(raw: unknown): ToolSourceResult {
   }
   if (isMcpResult(value)) {
     const result: ToolResult = { ...value, isError: value.isError === true };
-    return result.isError ? { ok: false, error: errorFromContent(result), result } : { ok: true, output: value, result };
+    if (!result.isError) return { ok: true, output: value, result };
+    const error = errorFromContent(result);
+    return { ok: false, code: error.code, error, result };
   }
   const text = typeof raw === 'string' ? raw : raw === undefined || raw === null ? 'null' : JSON.stringify(raw);
   const result: ToolResult = { content: [{ type: 'text', text }], isError: false };
@@ -313,12 +315,14 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
       }
       if (typeof mc.executeTool !== 'function') return failed('UNSUPPORTED_WEBMCP', 'This WebMCP host cannot run tools (no executeTool).');
       if (isStale(revisionPlanned)) return stale(revisionPlanned);
-      const id = toolCall?.toolId ?? toolCall?.name;
-      const tool = typeof id === 'string' ? current!.snapshot.tools.find((t) => t.id === id) : undefined;
+      const tools = current!.snapshot.tools;
+      let id = toolCall?.toolId ?? toolCall?.name;
+      if (id === undefined && typeof toolCall?.id === 'string' && tools.some((t) => t.id === toolCall.id)) id = toolCall.id;
+      const tool = typeof id === 'string' ? tools.find((t) => t.id === id) : undefined;
       const handle = tool ? current!.handles.get(tool.id) : undefined;
       if (!tool || !handle) return failed('TOOL_NOT_FOUND', `No tool named ${JSON.stringify(id ?? null)} on this page.`, { revision: current!.revision });
 
-      let input: unknown = toolCall.input ?? {};
+      let input: unknown = toolCall.input ?? toolCall.arguments ?? {};
       if (typeof input === 'string') {
         try {
           input = JSON.parse(input);

@@ -179,13 +179,15 @@ export interface ToolSnapshot {
 }
 
 export interface ToolCall {
-  /** The tool call's id (the model's), for the caller's bookkeeping. */
+  /** The tool call's id (the model's), for the caller's bookkeeping; also read as the tool id when nothing else names one. */
   id?: string;
   /** `ToolDefinition.id`; `name` is used when absent. */
   toolId?: string;
   name?: string;
   /** An object, or a JSON string of one. */
   input?: unknown;
+  /** Same as `input`, as some model APIs spell it. */
+  arguments?: unknown;
 }
 
 export type ToolSourceErrorCode =
@@ -208,7 +210,7 @@ export interface ToolSourceErrorPayload {
 /** `result` is always the MCP shape to hand a model; `ok`/`output`/`error` are for code. */
 export type ToolSourceResult =
   | { ok: true; output: unknown; result: ToolResult }
-  | { ok: false; error: ToolSourceErrorPayload; result: ToolResult };
+  | { ok: false; code: ToolSourceErrorCode; error: ToolSourceErrorPayload; result: ToolResult };
 
 export interface ToolSource {
   discover(signal?: AbortSignal): Promise<ToolSnapshot>;

@@ -89,6 +89,9 @@ export function sourceScenario({ host, keepsConsequentialHint }: SourceScenarioO
     const again = await source.execute({ name: echo, input: '{"n":3}' }, revision);
     expect(again.ok).to.equal(true);
     expect(runs.at(-1)).to.deep.equal({ name: echo, input: { n: 3 } });
+    // `arguments`, as some model APIs spell the input.
+    expect((await source.execute({ toolId: echo, arguments: { n: 4 } }, revision)).ok).to.equal(true);
+    expect(runs.at(-1)).to.deep.equal({ name: echo, input: { n: 4 } });
   });
 
   it('refuses invalid arguments before anything runs', async () => {
@@ -121,6 +124,7 @@ export function sourceScenario({ host, keepsConsequentialHint }: SourceScenarioO
     const stale = await source.execute({ name: first, input: {} }, before.revision);
     expect(stale.ok ? undefined : stale.error.code).to.equal('STALE_TOOLS');
     expect(stale.ok ? undefined : stale.error.retry).to.equal('after-refresh');
+    expect(stale.ok ? undefined : stale.code).to.equal('STALE_TOOLS');
     expect(runs).to.deep.equal([]);
 
     // Re-registering the same name with the same schema is a change too.
