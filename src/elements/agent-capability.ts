@@ -321,10 +321,11 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   /** An `<agent-view>` above this element that is not upgraded yet: wait for its context. */
   private _viewPending(): boolean {
+    // The path a context request travels: into assigned slots, out of shadow roots.
     for (
-      let n: Node | null = this.parentNode;
+      let n: Node | null = this.assignedSlot ?? this.parentNode;
       n;
-      n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)
+      n = (n as Element).assignedSlot ?? n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)
     ) {
       if (n instanceof Element && n.localName === 'agent-view') return !n.matches(':defined');
     }

@@ -110,6 +110,33 @@ describe('<agent-view>', () => {
     }
   });
 
+  it('reaches capabilities across shadow roots and slots', async () => {
+    // A component that renders its own view around slotted content, and one that renders a capability.
+    class CardFrame extends HTMLElement {
+      connectedCallback() {
+        this.attachShadow({ mode: 'open' }).innerHTML =
+          '<agent-view name="card" instance="c1"><slot></slot></agent-view>';
+      }
+    }
+    class CardButton extends HTMLElement {
+      connectedCallback() {
+        this.attachShadow({ mode: 'open' }).innerHTML =
+          '<agent-capability name="archive" effect="local-state" description="Archive the card."></agent-capability>';
+      }
+    }
+    customElements.define('card-frame', CardFrame);
+    customElements.define('card-button', CardButton);
+    const { registry } = await surfaceWith(
+      html`<agent-surface>
+        <card-frame>
+          <agent-capability name="open" effect="navigation" description="Open the card."></agent-capability>
+        </card-frame>
+        <agent-view name="list"><card-button></card-button></agent-view>
+      </agent-surface>`,
+    );
+    expect(visibleIds(registry)).to.deep.equal(['view:card.open@c1', 'view:list.archive']);
+  });
+
   it('gives two same-name views without instance deterministic ids from document order, with a dev warning', async () => {
     const { surface, registry } = await surfaceWith(
       html`<agent-surface>
