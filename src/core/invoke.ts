@@ -120,10 +120,18 @@ class HandlerContext implements InvocationContext {
   }
 }
 
-/** A handler call that returned a pending promise: settles on its outcome, timeout, cancel or unmount. */
+/**
+ * A handler call that returned a pending promise: settles on its outcome, timeout, cancel or
+ * unmount. It is its own abort listener (`handleEvent`) and list node, so watching a call costs
+ * no closures and no hashing.
+ */
 export class Execution {
   readonly promise: Promise<void>;
   readonly deadline: number;
+  readonly registration: Registration;
+  /** Neighbours in `RunningCalls`. */
+  prev: Execution | undefined = undefined;
+  next: Execution | undefined = undefined;
   readonly #core: RegistryCore;
   readonly #inv: Invocation;
   #resolve!: () => void;
@@ -132,28 +140,30 @@ export class Execution {
   constructor(core: RegistryCore, inv: Invocation, deadline: number) {
     this.#core = core;
     this.#inv = inv;
+    this.registration = inv.reg!;
     this.deadline = deadline;
     this.promise = new Promise<void>((resolve) => {
       this.#resolve = resolve;
     });
   }
 
-  readonly onValue = (value: unknown): void => {
+  onValue(value: unknown): void {
     if (this.#settled) return;
     this.#inv.value = value;
     this.#end();
-  };
+  }
 
-  readonly onError = (error: unknown): void => {
+  onError(error: unknown): void {
     if (this.#settled) return;
     this.#inv.thrown = true;
     this.#inv.error = error;
     this.#end();
-  };
+  }
 
-  readonly onAbort = (): void => {
+  /** The request signal's `abort` event. */
+  handleEvent(): void {
     this.abort('CANCELLED');
-  };
+  }
 
   abort(code: AbortCode): void {
     if (this.#settled) return;
@@ -165,14 +175,11 @@ export class Execution {
 
   #end(): void {
     this.#settled = true;
-    const inv = this.#inv;
-    this.#core.deadlines.delete(this);
-    inv.reg?.executions?.delete(this);
-    inv.signal?.removeEventListener('abort', this.onAbort);
+    this.#core.running.delete(this);
+    this.#inv.signal?.removeEventListener('abort', this);
     this.#resolve();
   }
 }
-
 function abortReason(code: AbortCode, inv: Invocation): unknown {
   switch (code) {
     case 'TIMEOUT':
@@ -185,53 +192,75 @@ function abortReason(code: AbortCode, inv: Invocation): unknown {
 }
 
 /**
- * Timeouts for pending handler promises with one timer for all of them, armed for the earliest
- * deadline. A call that settles in time only costs a Set insert and delete. In Node the timer is
- * unref'd while nothing is running, so an idle registry never holds a process open.
+ * The calls whose handler returned a pending promise, in a linked list, with one timer for all
+ * their timeouts armed for the earliest deadline. A call that settles in time costs a list insert
+ * and unlink. In Node the timer is unref'd while nothing runs, so an idle registry never holds a
+ * process open.
  */
-export class DeadlineTimer {
-  readonly #running = new Set<Execution>();
+export class RunningCalls {
+  #head: Execution | undefined = undefined;
+  #size = 0;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   #armedFor = Infinity;
 
+  get size(): number {
+    return this.#size;
+  }
+
   add(execution: Execution): void {
-    const running = this.#running;
-    running.add(execution);
+    const head = this.#head;
+    execution.next = head;
+    if (head !== undefined) head.prev = execution;
+    this.#head = execution;
+    if (++this.#size === 1 && execution.deadline >= this.#armedFor) (this.#timer as { ref?(): void } | undefined)?.ref?.();
     if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
-    else if (running.size === 1) (this.#timer as { ref?(): void } | undefined)?.ref?.();
   }
 
   delete(execution: Execution): void {
-    const running = this.#running;
-    if (!running.delete(execution)) return;
-    if (running.size === 0) (this.#timer as { unref?(): void } | undefined)?.unref?.();
+    const { prev, next } = execution;
+    if (prev === undefined && this.#head !== execution) return;
+    if (prev !== undefined) prev.next = next;
+    else this.#head = next;
+    if (next !== undefined) next.prev = prev;
+    execution.prev = execution.next = undefined;
+    if (--this.#size === 0) (this.#timer as { unref?(): void } | undefined)?.unref?.();
+  }
+
+  /** The running calls of one registration (it is going away). */
+  of(registration: Registration): Execution[] {
+    const out: Execution[] = [];
+    for (let e = this.#head; e !== undefined; e = e.next) if (e.registration === registration) out.push(e);
+    return out;
   }
 
   dispose(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    this.#running.clear();
+    this.#head = undefined;
+    this.#size = 0;
   }
 
   #arm(deadline: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(this.#fire, Math.max(0, deadline - now()));
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - now()));
   }
 
-  readonly #fire = (): void => {
+  #fire(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
     const t = now();
+    const due: Execution[] = [];
     let next = Infinity;
-    for (const execution of [...this.#running]) {
+    for (let e = this.#head; e !== undefined; e = e.next) {
       // Timers may fire a millisecond early on some engines.
-      if (execution.deadline <= t + 1) execution.abort('TIMEOUT');
-      else if (execution.deadline < next) next = execution.deadline;
+      if (e.deadline <= t + 1) due.push(e);
+      else if (e.deadline < next) next = e.deadline;
     }
+    for (const e of due) e.abort('TIMEOUT');
     if (next !== Infinity) this.#arm(next);
-  };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -753,12 +782,15 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
     return undefined;
   }
   const execution = new Execution(core, inv, now() + reg.info.contract.timeoutMs);
-  core.deadlines.add(execution);
-  (reg.executions ??= new Set()).add(execution);
-  if (signal !== undefined) signal.addEventListener('abort', execution.onAbort);
+  core.running.add(execution);
+  if (signal !== undefined) signal.addEventListener('abort', execution);
   if (!reg.active) execution.abort('COMPONENT_UNMOUNTED');
   try {
-    (then as PromiseLike<unknown>['then']).call(value, execution.onValue, execution.onError);
+    (then as PromiseLike<unknown>['then']).call(
+      value,
+      (v: unknown) => execution.onValue(v),
+      (e: unknown) => execution.onError(e),
+    );
   } catch (error) {
     execution.onError(error);
   }

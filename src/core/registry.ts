@@ -9,15 +9,18 @@ import { ConfirmationStore } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import { type IdempotencyEntry, IdempotencyStore } from './idempotency.js';
-import { DeadlineTimer, type Execution, runInvocation } from './invoke.js';
+import { RunningCalls, runInvocation } from './invoke.js';
 import { drainQueue, type QueueWaiter, type SerialSlot } from './queue.js';
 import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
 import type {
+  Admission,
+  AdmittedContract,
   AgentConsumer,
   AgentInvocationResult,
   AgentSurfaceAuthority,
   AgentSurfacePolicy,
   AgentSurfaceRegistry,
+  CapabilityContract,
   CapabilityDescriptor,
   CapabilityHandler,
   CapabilityPlane,
@@ -111,8 +114,6 @@ export class Registration implements SerialSlot {
   // SerialSlot
   running = false;
   waiting: QueueWaiter<unknown>[] | undefined = undefined;
-  /** Calls whose handler returned a pending promise. */
-  executions: Set<Execution> | undefined = undefined;
   #descriptor: CapabilityDescriptor | undefined = undefined;
 
   constructor(
@@ -281,7 +282,8 @@ export class RegistryCore {
   readonly snapshots = new SnapshotCache();
   readonly idempotency: IdempotencyStore<IdempotencyEntry<Registration>>;
   readonly confirmations: ConfirmationStore;
-  readonly deadlines = new DeadlineTimer();
+  /** Calls whose handler returned a pending promise, with their timeouts. */
+  readonly running = new RunningCalls();
   disposed = false;
   #registrationSeq = 0;
 
@@ -446,9 +448,9 @@ export class RegistryCore {
         `no-authority:${declaredId}`,
       );
     }
-    let admission;
+    let admission: Admission | undefined;
     try {
-      admission = authority.admit(contract, token);
+      admission = this.#admit(authority, contract, token);
     } catch (error) {
       this.#refuse(
         { code: 'INVALID_CONTRACT', message: `Capability "${declaredId}" was not registered: the authority failed on it (${String((error as Error)?.message ?? error)})` },
@@ -543,6 +545,29 @@ export class RegistryCore {
     return new Handle(this, registration);
   }
 
+  /**
+   * Admissions of the authority's own contract objects (`authority.contract(id).contract`, frozen)
+   * are remembered per token: the object cannot change, so neither can the answer. Thousands of
+   * instances registered from one manifest entry are then admitted once. Any other object (a
+   * contract built from markup, say) goes through `admit` every time.
+   */
+  readonly #admitted = new WeakMap<object, { token: unknown; admission: AdmittedContract }>();
+
+  #admit(authority: AgentSurfaceAuthority, contract: CapabilityContract, token: string | null | undefined): Admission {
+    const known = this.#admitted.get(contract);
+    if (known !== undefined && known.token === token) return known.admission;
+    const admission = authority.admit(contract, token);
+    if (
+      admission?.ok === true &&
+      Object.isFrozen(contract) &&
+      typeof contract.id === 'string' &&
+      authority.contract(contract.id)?.contract === contract
+    ) {
+      this.#admitted.set(contract, { token, admission });
+    }
+    return admission;
+  }
+
   #indexOf(registration: Registration): number {
     const list = this.ordered;
     let lo = 0;
@@ -594,10 +619,7 @@ export class RegistryCore {
 
   /** Ends running and queued calls of a registration that went away. */
   #stopCalls(registration: Registration, code: 'COMPONENT_UNMOUNTED'): void {
-    const executions = registration.executions;
-    if (executions !== undefined) {
-      for (const execution of [...executions]) execution.abort(code);
-    }
+    if (this.running.size > 0) for (const execution of this.running.of(registration)) execution.abort(code);
     drainQueue(registration, code);
   }
 
@@ -638,7 +660,7 @@ export class RegistryCore {
     this.confirmations.dispose();
     this.idempotency.clear();
     this.snapshots.clear();
-    this.deadlines.dispose();
+    this.running.dispose();
     this.counter++;
     this.#version = undefined;
     for (const type of EVENT_TYPES) (this.listeners as Record<string, readonly unknown[]>)[type] = [];
