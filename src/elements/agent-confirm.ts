@@ -19,7 +19,8 @@ function deepActiveElement(): HTMLElement | undefined {
  *
  * Approve and Deny act only on trusted input (a real click or key press, never `element.click()`
  * from a script) and only once a record has been on screen for `activation-delay` milliseconds, so a
- * request that appears under the pointer cannot be approved by a click meant for something else.
+ * request that appears under the pointer cannot be approved by a click meant for something else
+ * (the delay starts over whenever the tab was hidden).
  * Escape denies the focused request (or the newest). Focus stays inside the dialog while it is open
  * and returns where it was when it closes.
  *
@@ -163,6 +164,7 @@ export class AgentConfirmElement extends LitElement {
   private _shownAt = new Map<string, number>();
   private _timer: ReturnType<typeof setTimeout> | undefined;
   private _returnFocus: HTMLElement | undefined;
+  private _connection: AbortController | undefined;
   private _context = new ContextConsumer(this, {
     context: registryContext,
     subscribe: true,
@@ -181,10 +183,15 @@ export class AgentConfirmElement extends LitElement {
     this._contextRegistry = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
+    this._connection = new AbortController();
+    this.ownerDocument.addEventListener('visibilitychange', () => this.requestUpdate(), {
+      signal: this._connection.signal,
+    });
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    this._connection?.abort();
     clearTimeout(this._timer);
     this._subscribe(undefined);
     this._close();
@@ -317,7 +324,10 @@ export class AgentConfirmElement extends LitElement {
     let fresh = false;
     const ids = new Set(visible.map((p) => p.confirmationId));
     for (const id of this._shownAt.keys()) if (!ids.has(id)) this._shownAt.delete(id);
-    for (const id of ids) {
+    // A hidden tab shows nothing: the delay starts over once the person can see the dialog.
+    const hidden = this.ownerDocument.visibilityState === 'hidden';
+    if (hidden) this._shownAt.clear();
+    for (const id of hidden ? [] : ids) {
       if (!this._shownAt.has(id)) {
         this._shownAt.set(id, t);
         fresh = true;
