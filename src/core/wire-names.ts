@@ -16,6 +16,7 @@ const CANONICAL_WIRE = /^(view|domain)_([A-Za-z][A-Za-z0-9]*(?:__[A-Za-z][A-Za-z
 /** Instance ids kept verbatim; anything else is escaped and hashed. */
 const PLAIN_INSTANCE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const UNSAFE_CHAR = /[^A-Za-z0-9_-]/g;
+const DOTS = /\./g;
 
 /** Hash characters at level 0; each collision level adds more. */
 const BASE_HASH_LENGTH = 8;
@@ -124,6 +125,11 @@ function shorten(idPart: string, instancePart: string, room: number): string {
  * Reverse it only through the catalog's `wireNameMap()`: shortened and hashed names are not reversible.
  */
 export function encodeWireName(id: string, instanceId?: string): string {
+  // Fast path for the common case: a canonical id, a plain instance, a name that fits.
+  if (id.length <= WIRE_NAME_MAX_LENGTH && CANONICAL_ID.test(id) && (instanceId === undefined || PLAIN_INSTANCE.test(instanceId))) {
+    const name = id.replace(':', '_').replace(DOTS, '__') + (instanceId === undefined ? '' : `_at_${instanceId}`);
+    if (name.length <= WIRE_NAME_MAX_LENGTH) return name;
+  }
   return encodeWireNameAtLevel(id, instanceId, 0);
 }
 
