@@ -381,3 +381,63 @@ describe('confirmations', () => {
     assert.deepEqual(calls, []);
   });
 });
+
+describe('catalog collisions', () => {
+  it('re-encodes names that collide inside one catalog, and only those', async () => {
+    const surface = createTestSurface({ consumer });
+    live.push(surface);
+    // A non-canonical id is hashed: `view_a_at_b-<hash>`. An instance id can spell the same name.
+    surface.action('view:a_at_b', () => 'odd id', { description: 'Odd id.' });
+    const hashed = createAgentToolset(surface.registry, { consumer, topology: 'embedded' }).tools()[0]!.name;
+    assert.match(hashed, /^view_a_at_b-[0-9a-z]{8}$/);
+    surface.action('view:a', () => 'instance', { description: 'Spoofing instance.', instanceId: hashed.slice('view_a_at_'.length) });
+    surface.action('domain:bystander', () => 'bystander', { description: 'Unrelated.' });
+    const ts = createAgentToolset(surface.registry, { consumer, topology: 'embedded' });
+    const names = ts.tools().map((t) => t.name);
+    assert.equal(new Set(names).size, 3);
+    assert.ok(names.includes('domain_bystander'));
+    const contested = names.filter((n) => n !== 'domain_bystander');
+    for (const name of contested) assert.match(name, /-[0-9a-z]{14}$/, 'a longer hash');
+    const targets = ts.wireTargets();
+    assert.deepEqual(
+      contested.map((n) => targets.get(n)).sort((x, y) => x!.capabilityId.localeCompare(y!.capabilityId)),
+      [
+        { capabilityId: 'view:a', instanceId: hashed.slice('view_a_at_'.length) },
+        { capabilityId: 'view:a_at_b' },
+      ],
+    );
+    // Each name still reaches its own capability.
+    for (const tool of ts.tools()) {
+      const result = await tool.execute({});
+      const expected = { domain_bystander: 'bystander' }[tool.name as 'domain_bystander'] ?? (targets.get(tool.name)!.instanceId ? 'instance' : 'odd id');
+      assert.deepEqual(result.ok && result.output, expected);
+    }
+  });
+});
+
+describe('toToolResult', () => {
+  it('keeps output, code, retry and details in the MCP shape', () => {
+    assert.deepEqual(toToolResult({ ok: true, output: { a: 1 }, invocationId: 'i', surfaceVersion: 'v' }), {
+      content: [{ type: 'text', text: '{"a":1}' }],
+      isError: false,
+      structuredContent: { a: 1 },
+    });
+    assert.deepEqual(toToolResult({ ok: true, output: [1, 'x'], invocationId: 'i', surfaceVersion: 'v' }), {
+      content: [{ type: 'text', text: '[1,"x"]' }],
+      isError: false,
+    });
+    assert.deepEqual(toToolResult({ ok: true, output: null, invocationId: 'i', surfaceVersion: 'v' }).content[0]!.text, 'null');
+    const error = {
+      code: 'CONFIRMATION_REQUIRED' as const,
+      message: 'needs the person',
+      retry: 'with-confirmation' as const,
+      details: { confirmationId: 'c1', expiresAt: 5 },
+    };
+    const failed = toToolResult({ ok: false, error, invocationId: 'i', surfaceVersion: 'v' });
+    assert.equal(failed.isError, true);
+    assert.deepEqual(JSON.parse(failed.content[0]!.text), error);
+    assert.deepEqual(failed.structuredContent, { error });
+    const bare = toToolResult({ ok: false, error: { code: 'TIMEOUT', message: 't', retry: 'yes' }, invocationId: 'i', surfaceVersion: 'v' });
+    assert.deepEqual(JSON.parse(bare.content[0]!.text), { code: 'TIMEOUT', message: 't', retry: 'yes' });
+  });
+});
