@@ -102,7 +102,7 @@ export interface ConfirmationStoreOptions {
 }
 
 /** Decided records kept to answer late retries and `waitFor` with the right reason. */
-const MAX_DECIDED = 256;
+const MAX_DECIDED = 64;
 /** setTimeout's limit; longer TTLs are re-armed when they fire early. */
 const MAX_TIMER_MS = 0x7fffffff;
 const MAX_REASON_LENGTH = 300;

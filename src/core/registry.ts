@@ -77,6 +77,14 @@ export interface ContractInfo {
 
 const contractInfos = new WeakMap<object, ContractInfo>();
 
+/**
+ * Admissions of an authority's own contract objects (`authority.contract(id).contract`, frozen),
+ * remembered per token: neither the object nor the authority's answer for it can change, so a
+ * manifest entry registered a thousand times (or again after a re-render) is admitted once. Any
+ * other object, such as a contract built from markup, goes through `admit` every time.
+ */
+const admissions = new WeakMap<AgentSurfaceAuthority, WeakMap<object, { token: unknown; admission: AdmittedContract }>>();
+
 function contractInfo(contract: NormalizedContract, token: string, validateInput: ValueValidator, validateOutput: ValueValidator | undefined): ContractInfo {
   const known = contractInfos.get(contract);
   if (known !== undefined && known.token === token && known.validateInput === validateInput && known.validateOutput === validateOutput) {
@@ -545,16 +553,9 @@ export class RegistryCore {
     return new Handle(this, registration);
   }
 
-  /**
-   * Admissions of the authority's own contract objects (`authority.contract(id).contract`, frozen)
-   * are remembered per token: the object cannot change, so neither can the answer. Thousands of
-   * instances registered from one manifest entry are then admitted once. Any other object (a
-   * contract built from markup, say) goes through `admit` every time.
-   */
-  readonly #admitted = new WeakMap<object, { token: unknown; admission: AdmittedContract }>();
-
   #admit(authority: AgentSurfaceAuthority, contract: CapabilityContract, token: string | null | undefined): Admission {
-    const known = this.#admitted.get(contract);
+    let remembered = admissions.get(authority);
+    const known = remembered?.get(contract);
     if (known !== undefined && known.token === token) return known.admission;
     const admission = authority.admit(contract, token);
     if (
@@ -563,7 +564,8 @@ export class RegistryCore {
       typeof contract.id === 'string' &&
       authority.contract(contract.id)?.contract === contract
     ) {
-      this.#admitted.set(contract, { token, admission });
+      if (remembered === undefined) admissions.set(authority, (remembered = new WeakMap()));
+      remembered.set(contract, { token, admission });
     }
     return admission;
   }
