@@ -356,7 +356,7 @@ export class RegistryCore {
   touch(): number {
     this.counter++;
     this.#version = undefined;
-    if (!this.#notifyScheduled && this.listeners['surface-changed'].length > 0) {
+    if (!this.#notifyScheduled) {
       this.#notifyScheduled = true;
       queueMicrotask(() => {
         this.#notifyScheduled = false;

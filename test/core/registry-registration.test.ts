@@ -217,6 +217,19 @@ describe('surfaceVersion and surface-changed', () => {
     surface.dispose();
   });
 
+  it('a listener added later in the same microtask still hears that microtask’s changes once', async () => {
+    const surface = createTestSurface();
+    surface.action('domain:a.run', () => null);
+    surface.action('domain:b.run', () => null);
+    const events: SurfaceChangedEvent[] = [];
+    surface.registry.on('surface-changed', (e) => events.push(e));
+    await Promise.resolve();
+    assert.equal(events.length, 1);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(events.length, 1, 'nothing changed since');
+    surface.dispose();
+  });
+
   it('is opaque, changes with every model-visible change and embeds a per-registry nonce', () => {
     const one = createTestSurface();
     const two = createTestSurface();
