@@ -76,8 +76,6 @@ const providerBlock = (tools: readonly AgentTool[]) =>
 
 const kb = (bytes: number) => `${bytes.toLocaleString('en-US')} B (${(bytes / 1024).toFixed(1)} KiB)`;
 
-const gc = (globalThis as { gc?: () => void }).gc;
-
 async function main(): Promise<void> {
   const { registry, handles } = await catalog(1000);
 
@@ -94,8 +92,6 @@ async function main(): Promise<void> {
     const coldSnapshot: number[] = [];
     for (let i = 0; i < 200; i++) {
       for (const h of handles) h.update({ note: `cold ${i}` });
-      // With --expose-gc (npm run bench), collect outside the timed region to cut GC noise.
-      gc?.();
       const toolset = createAgentToolset(registry, { consumer, topology: 'embedded' });
       let t0 = performance.now();
       registry.snapshot({ consumer });

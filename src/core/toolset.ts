@@ -254,6 +254,17 @@ function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry
   return catalog.index.get(d.capabilityId)?.get(d.instanceId);
 }
 
+/**
+ * Whether an entry's level-0 name can equal another target's. Names without a '-' are the reversible
+ * encoding of a canonical id plus, at most, `_at_` and a plain instance: that encoding is injective
+ * (the id part always ends at the first single '_'), and every hashed name contains a '-'. So only
+ * hashed names and instances with a '-' need the collision check.
+ */
+function mayCollide(entry: DirectEntry): boolean {
+  const name = entry.baseName;
+  return name.charCodeAt(name.length - 9) === 45 || (entry.instanceId !== undefined && entry.instanceId.includes('-'));
+}
+
 /** Whether two descriptors of one target have the same stable text. */
 function sameText(a: CapabilityDescriptor, b: CapabilityDescriptor): boolean {
   return (
@@ -500,7 +511,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     const version = snapshot.surfaceVersion;
     const list = snapshot.capabilities;
     const built: DirectEntry[] = new Array(list.length);
-    const names = new Set<string>();
+    // Only names with a '-' can collide (see mayCollide): usually none, so no hashing of every name.
+    const contested = new Set<string>();
     let collided = false;
     for (let i = 0; i < list.length; i++) {
       const d = list[i]!;
@@ -517,8 +529,10 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
       // Unchanged entries keep their tool object and become current at this version.
       entry.version = version;
       built[i] = entry;
-      if (names.has(entry.baseName)) collided = true;
-      else names.add(entry.baseName);
+      if (mayCollide(entry)) {
+        if (contested.has(entry.baseName)) collided = true;
+        else contested.add(entry.baseName);
+      }
     }
     const tools: AgentTool[] = new Array(built.length);
     // Rare (a hash collision, or an instance id made to look like another name): settle names

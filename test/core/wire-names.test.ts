@@ -99,6 +99,26 @@ describe('encodeWireName', () => {
   });
 });
 
+describe('names without a hyphen', () => {
+  // The toolset checks collisions only among names containing '-': every other name must be unique.
+  const tiny = fc.constantFrom('a', 'at', 'b', 'A1');
+  const trickyId = fc
+    .tuple(fc.constantFrom('view', 'domain'), fc.array(tiny, { minLength: 1, maxLength: 4 }))
+    .map(([plane, path]) => `${plane}:${path.join('.')}`);
+  const trickyInstance = fc.option(fc.constantFrom('at', 'b', 'at_b', 'b_at_c', 'a__at', 'at_at_', '0', 'x-1'), { nil: undefined });
+  it('are injective: distinct targets never share one', () => {
+    fc.assert(
+      fc.property(trickyId, trickyInstance, trickyId, trickyInstance, (a, ai, b, bi) => {
+        fc.pre(a !== b || ai !== bi);
+        const x = encodeWireName(a, ai);
+        const y = encodeWireName(b, bi);
+        if (!x.includes('-') && !y.includes('-')) assert.notEqual(x, y);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
 describe('decodeWireName', () => {
   it('reverses every canonical id that fits', () => {
     fc.assert(
