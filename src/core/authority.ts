@@ -9,7 +9,14 @@
  *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
-import { MODEL_VISIBLE_FIELDS, invalidContractError, tryNormalizeContract } from './contract.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_TIMEOUT_MS,
+  MODEL_VISIBLE_FIELDS,
+  defaultInputSchema,
+  invalidContractError,
+  tryNormalizeContract,
+} from './contract.js';
 import { isContractToken } from './token.js';
 import type {
   Admission,
@@ -302,6 +309,56 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Key-order-insensitive equality of plain JSON data; anything unusual compares unequal. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+const DEFAULT_INPUT_SCHEMA = defaultInputSchema();
+
+/**
+ * Fast path of `admit`: is `c` literally the manifest's normalized contract, with absent optional
+ * fields standing for their defaults? A contract equal to one the compiler checked needs no checks
+ * of its own. Anything else (even a harmless difference) answers false and takes the full path,
+ * which decides and explains.
+ */
+function sameAsManifest(c: unknown, n: NormalizedContract): boolean {
+  if (typeof c !== 'object' || c === null || Object.getPrototypeOf(c) !== Object.prototype) return false;
+  const rec = c as Record<string, unknown>;
+  const target = n as unknown as Record<string, unknown>;
+  let present = 0;
+  for (const key in rec) {
+    const value = rec[key];
+    if (value === undefined || !(key in target) || !jsonEqual(value, target[key])) return false;
+    present++;
+  }
+  if (present === Object.keys(target).length) return true;
+  if (!('confirmation' in rec) && n.confirmation !== 'never') return false;
+  if (!('untrustedOutput' in rec) && n.untrustedOutput !== false) return false;
+  if (!('concurrency' in rec) && n.concurrency !== DEFAULT_CONCURRENCY[n.kind]) return false;
+  if (!('timeoutMs' in rec) && n.timeoutMs !== DEFAULT_TIMEOUT_MS[n.kind]) return false;
+  if (!('inputSchema' in rec) && !jsonEqual(n.inputSchema, DEFAULT_INPUT_SCHEMA)) return false;
+  // Required fields (id, kind, effect, description) and a present outputSchema must be given.
+  for (const key of ['id', 'kind', 'effect', 'description', 'outputSchema']) {
+    if (key in target && !(key in rec)) return false;
+  }
+  return true;
+}
+
 function manifestError(message: string): TypeError {
   return new TypeError(
     `createCompilerAuthority: ${message}. Pass the \`manifest\` and \`validators\` exported by the module \`agent-surface compile\` wrote.`,
@@ -389,6 +446,11 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       return byId.get(id)?.entry;
     },
     admit(contract: CapabilityContract, token: string | undefined | null): Admission {
+      if (typeof token === 'string') {
+        const owner = idByToken.get(token);
+        const hit = owner === undefined ? undefined : byId.get(owner);
+        if (hit !== undefined && sameAsManifest(contract, hit.entry.contract)) return hit.admitted;
+      }
       const normalized = tryNormalizeContract(contract);
       if (!normalized.ok) return invalid(contract, normalized.problems);
       const id = normalized.contract.id;
