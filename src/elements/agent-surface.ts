@@ -12,6 +12,7 @@ import type {
 } from '../core/types.js';
 import { registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
+import { NoViewProvider } from './no-view-provider.js';
 
 /**
  * The root of an agent surface: owns (or is given) the registry every `<agent-view>` and
@@ -61,6 +62,8 @@ export class AgentSurfaceElement extends LitElement {
   private _listeningTo: AgentSurfaceRegistry | undefined;
   private _disposeTimer: ReturnType<typeof setTimeout> | undefined;
   private _provider = new ContextProvider(this, { context: registryContext });
+  // Answers "no view" to capabilities outside any view (see NoViewProvider).
+  private _noView = new NoViewProvider(this);
 
   get registry(): AgentSurfaceRegistry | undefined {
     return this._given ?? this._owned;
