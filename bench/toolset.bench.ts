@@ -148,7 +148,7 @@ async function main(): Promise<void> {
 
   // -- what a surface change costs toolsets ------------------------------------------------------
   {
-    const changeCost = async (setup: () => () => void, label: string, target: string) => {
+    const changeCost = async (setup: () => () => void, label: string | undefined, target: string) => {
       const teardown = setup();
       const times: number[] = [];
       for (let i = 0; i < 2000; i++) {
@@ -162,11 +162,12 @@ async function main(): Promise<void> {
       }
       teardown();
       const m = median(times.slice(500));
-      report(label, `${(m * 1000).toFixed(1)} µs per change`, target);
+      if (label !== undefined) report(label, `${(m * 1000).toFixed(1)} µs per change`, target);
       return m;
     };
     // A listener so the registry emits surface-changed at all (as any app with a projection does).
     const offBase = registry.on('surface-changed', () => {});
+    await changeCost(() => () => {}, undefined, ''); // warm-up
     const base = await changeCost(() => () => {}, 'surface change, no toolset (baseline: update + event)', '(baseline)');
     const idle = await changeCost(() => {
       const sets = Array.from({ length: 10 }, () => createAgentToolset(registry, { consumer, topology: 'embedded' }));
