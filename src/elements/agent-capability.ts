@@ -116,7 +116,17 @@ export class AgentCapabilityElement extends ReactiveElement {
   private _refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
   private _desired:
     { registry: AgentSurfaceRegistry; key: string; stateKey: string; options: RegisterOptions } | undefined;
-  private _observer: MutationObserver | undefined;
+  // One observer for every capability (a thousand observers cost more than a thousand observations).
+  // It cannot unobserve one element: records from disconnected ones just find nothing to change.
+  private static _observer: MutationObserver | undefined;
+
+  private static _onMutations = (records: MutationRecord[]): void => {
+    for (const record of records) {
+      let node: Node | null = record.target;
+      while (node && !(node instanceof AgentCapabilityElement)) node = node.parentNode;
+      node?.requestUpdate();
+    }
+  };
   private _waitingForParse = false;
 
   private _registry = new ContextConsumer(this, {
@@ -150,8 +160,8 @@ export class AgentCapabilityElement extends ReactiveElement {
     this._viewValue = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
-    this._observer ??= new MutationObserver(() => this.requestUpdate());
-    this._observer.observe(this, {
+    AgentCapabilityElement._observer ??= new MutationObserver(AgentCapabilityElement._onMutations);
+    AgentCapabilityElement._observer.observe(this, {
       childList: true,
       subtree: true,
       characterData: true,
@@ -163,7 +173,6 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this._observer?.disconnect();
     // Unregisters in the coming update unless the element is back by then (a move keeps its registration).
     this.requestUpdate();
   }
