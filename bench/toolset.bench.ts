@@ -10,7 +10,13 @@ import { utf8Length } from '../src/core/canonical-json.js';
 import { createAgentSurfaceRegistry } from '../src/core/registry.js';
 import { toToolResult } from '../src/core/tool-result.js';
 import { createAgentToolset } from '../src/core/toolset.js';
-import type { AgentSurfaceAuthority, AgentSurfaceRegistry, AgentTool, CapabilityContract, RegistrationHandle } from '../src/core/types.js';
+import type {
+  AgentSurfaceAuthority,
+  AgentSurfaceRegistry,
+  AgentTool,
+  CapabilityContract,
+  RegistrationHandle,
+} from '../src/core/types.js';
 import { compileContracts } from '../src/compiler/compile.js';
 
 const consumer = { id: 'bench-panel', kind: 'embedded' };
@@ -57,7 +63,13 @@ function contract(i: number): CapabilityContract {
   };
 }
 
-async function catalog(n: number): Promise<{ registry: AgentSurfaceRegistry; handles: RegistrationHandle[]; authority: AgentSurfaceAuthority }> {
+async function catalog(
+  n: number,
+): Promise<{
+  registry: AgentSurfaceRegistry;
+  handles: RegistrationHandle[];
+  authority: AgentSurfaceAuthority;
+}> {
   const contracts = Array.from({ length: n }, (_, i) => contract(i));
   const { manifest, validators } = await compileContracts(contracts);
   const authority = createCompilerAuthority({ manifest, validators });
@@ -65,14 +77,20 @@ async function catalog(n: number): Promise<{ registry: AgentSurfaceRegistry; han
   const handles = contracts.map((c) => {
     const e = authority.contract(c.id)!;
     return registry.register(
-      c.kind === 'action' ? { contract: e.contract, token: e.token, handler: () => null } : { contract: e.contract, token: e.token, read: () => null },
+      c.kind === 'action'
+        ? { contract: e.contract, token: e.token, handler: () => null }
+        : { contract: e.contract, token: e.token, read: () => null },
     );
   });
   return { registry, handles, authority };
 }
 
 const providerBlock = (tools: readonly AgentTool[]) =>
-  utf8Length(JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))));
+  utf8Length(
+    JSON.stringify(
+      tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    ),
+  );
 
 const kb = (bytes: number) => `${bytes.toLocaleString('en-US')} B (${(bytes / 1024).toFixed(1)} KiB)`;
 
@@ -131,7 +149,11 @@ async function main(): Promise<void> {
       `${(median(after.slice(1000)) * 1000).toFixed(0)} µs median`,
       '≤ 1 ms',
     );
-    report('  of which registry.snapshot() (cold)', `${(median(snapshotOnly.slice(1000)) * 1000).toFixed(0)} µs median`, '(registry)');
+    report(
+      '  of which registry.snapshot() (cold)',
+      `${(median(snapshotOnly.slice(1000)) * 1000).toFixed(0)} µs median`,
+      '(registry)',
+    );
 
     const rounds = 5_000_000;
     let t0 = performance.now();
@@ -139,11 +161,19 @@ async function main(): Promise<void> {
     for (let i = 0; i < rounds; i++) sink += toolset.tools().length;
     const memo = (performance.now() - t0) / rounds;
     if (sink !== rounds * 1000) throw new Error('bench: memo broke');
-    report('tools(), 1 000 capabilities, nothing changed (memoized)', `${(memo * 1e6).toFixed(1)} ns`, '≤ 1 µs');
+    report(
+      'tools(), 1 000 capabilities, nothing changed (memoized)',
+      `${(memo * 1e6).toFixed(1)} ns`,
+      '≤ 1 µs',
+    );
 
     t0 = performance.now();
     for (let i = 0; i < 1000; i++) toolset.capabilityState();
-    report('capabilityState(), 1 000 capabilities, nothing changed', `${(((performance.now() - t0) / 1000) * 1000).toFixed(1)} µs`, '(no target)');
+    report(
+      'capabilityState(), 1 000 capabilities, nothing changed',
+      `${(((performance.now() - t0) / 1000) * 1000).toFixed(1)} µs`,
+      '(no target)',
+    );
   }
 
   // -- what a surface change costs toolsets ------------------------------------------------------
@@ -168,22 +198,44 @@ async function main(): Promise<void> {
     // A listener so the registry emits surface-changed at all (as any app with a projection does).
     const offBase = registry.on('surface-changed', () => {});
     await changeCost(() => () => {}, undefined, ''); // warm-up
-    const base = await changeCost(() => () => {}, 'surface change, no toolset (baseline: update + event)', '(baseline)');
-    const idle = await changeCost(() => {
-      const sets = Array.from({ length: 10 }, () => createAgentToolset(registry, { consumer, topology: 'embedded' }));
-      for (const s of sets) s.tools();
-      return () => sets.forEach((s) => s.dispose());
-    }, 'surface change, 10 idle toolsets (built, nobody calling tools())', 'O(1): no rebuild');
-    report('  extra cost per idle toolset', `${Math.max(0, ((idle - base) / 10) * 1000).toFixed(2)} µs`, '0: no listener, no rebuild');
-    const subscribed = await changeCost(() => {
-      const s = createAgentToolset(registry, { consumer, topology: 'embedded' });
-      const off = s.subscribe(() => {});
-      return () => {
-        off();
-        s.dispose();
-      };
-    }, 'surface change, 1 subscribed toolset (relevance check: one snapshot, identity compare)', '(no target; peer: 3 ms rebuild)');
-    report('  extra cost of the subscription', `${Math.max(0, (subscribed - base) * 1000).toFixed(1)} µs`, '(no target)');
+    const base = await changeCost(
+      () => () => {},
+      'surface change, no toolset (baseline: update + event)',
+      '(baseline)',
+    );
+    const idle = await changeCost(
+      () => {
+        const sets = Array.from({ length: 10 }, () =>
+          createAgentToolset(registry, { consumer, topology: 'embedded' }),
+        );
+        for (const s of sets) s.tools();
+        return () => sets.forEach((s) => s.dispose());
+      },
+      'surface change, 10 idle toolsets (built, nobody calling tools())',
+      'O(1): no rebuild',
+    );
+    report(
+      '  extra cost per idle toolset',
+      `${Math.max(0, ((idle - base) / 10) * 1000).toFixed(2)} µs`,
+      '0: no listener, no rebuild',
+    );
+    const subscribed = await changeCost(
+      () => {
+        const s = createAgentToolset(registry, { consumer, topology: 'embedded' });
+        const off = s.subscribe(() => {});
+        return () => {
+          off();
+          s.dispose();
+        };
+      },
+      'surface change, 1 subscribed toolset (relevance check: one snapshot, identity compare)',
+      '(no target; peer: 3 ms rebuild)',
+    );
+    report(
+      '  extra cost of the subscription',
+      `${Math.max(0, (subscribed - base) * 1000).toFixed(1)} µs`,
+      '(no target)',
+    );
     offBase();
   }
   registry.dispose();
@@ -192,14 +244,25 @@ async function main(): Promise<void> {
   for (const n of [100, 1000]) {
     const { registry: r } = await catalog(n);
     const direct = createAgentToolset(r, { consumer, topology: 'embedded' });
-    report(`direct mode: provider tool block, ${n} capabilities`, kb(providerBlock(direct.tools())), '(report)');
+    report(
+      `direct mode: provider tool block, ${n} capabilities`,
+      kb(providerBlock(direct.tools())),
+      '(report)',
+    );
     const metaTools = createAgentToolset(r, { consumer, mode: 'meta', topology: 'embedded' });
     const unbounded = utf8Length(toToolResult(await metaTools.tools()[0]!.execute({})).content[0]!.text);
-    const budgeted = createAgentToolset(r, { consumer, mode: 'meta', topology: 'embedded', budget: { maxBytes: 16 * 1024 } });
+    const budgeted = createAgentToolset(r, {
+      consumer,
+      mode: 'meta',
+      topology: 'embedded',
+      budget: { maxBytes: 16 * 1024 },
+    });
     const block = providerBlock(budgeted.tools());
     const result = await budgeted.tools()[0]!.execute({});
     const payload = utf8Length(toToolResult(result).content[0]!.text);
-    const dropped = result.ok ? ((result.output as { truncated?: { droppedComponents: number } }).truncated?.droppedComponents ?? 0) : -1;
+    const dropped = result.ok
+      ? ((result.output as { truncated?: { droppedComponents: number } }).truncated?.droppedComponents ?? 0)
+      : -1;
     report(`meta mode: provider tool block (3 tools), ${n} capabilities`, kb(block), '(report)');
     report(`meta mode: surface_discover payload, ${n} capabilities, no budget`, kb(unbounded), '(report)');
     report(

@@ -43,7 +43,9 @@ let counter = 0;
 
 function newId(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  return c?.randomUUID ? c.randomUUID() : `gw-${Date.now().toString(36)}-${(++counter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  return c?.randomUUID
+    ? c.randomUUID()
+    : `gw-${Date.now().toString(36)}-${(++counter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 function schemaMismatch(capabilityId: string, raw: readonly ValidationIssue[]): AgentErrorPayload {
@@ -62,7 +64,9 @@ function schemaMismatch(capabilityId: string, raw: readonly ValidationIssue[]): 
 function inputProblem(input: unknown, maxBytes: number): AgentErrorPayload | undefined {
   if (input === undefined || input === null) return undefined;
   if (typeof input !== 'object' || Array.isArray(input)) {
-    return errorPayload('INVALID_INPUT', 'The input must be a JSON object.', { issues: [{ path: '', message: 'must be an object' }] });
+    return errorPayload('INVALID_INPUT', 'The input must be a JSON object.', {
+      issues: [{ path: '', message: 'must be an object' }],
+    });
   }
   const check = checkJson(input, { maxBytes, maxDepth: MAX_INPUT_DEPTH });
   if (check.ok) return undefined;
@@ -81,9 +85,14 @@ async function validate(validator: ValueValidator, value: JsonValue): Promise<Va
  * A gateway for one authority. `expose` throws the authority's definition error
  * (`AgentSurfaceDefinitionError`, e.g. `UNAUTHORIZED_CONTRACT`) when the contract is not admitted.
  */
-export function createAgentExposureGateway(authority: AgentSurfaceAuthority, options: ExposureGatewayOptions = {}): AgentExposureGateway {
+export function createAgentExposureGateway(
+  authority: AgentSurfaceAuthority,
+  options: ExposureGatewayOptions = {},
+): AgentExposureGateway {
   if (!authority || typeof authority.admit !== 'function') {
-    throw new TypeError('createAgentExposureGateway: pass an authority from createCompilerAuthority() (or devAuthority() while developing)');
+    throw new TypeError(
+      'createAgentExposureGateway: pass an authority from createCompilerAuthority() (or devAuthority() while developing)',
+    );
   }
   const consumer: AgentConsumer = options.consumer ?? { id: 'exposure-gateway', kind: 'embedded' };
   const maxInputBytes = options.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
@@ -94,7 +103,10 @@ export function createAgentExposureGateway(authority: AgentSurfaceAuthority, opt
 
   const expose = ({ contract, token, handler }: ExposeToolOptions): AgentTool => {
     if (typeof handler !== 'function') {
-      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'gateway.expose: a standalone tool needs a handler(input, ctx)');
+      throw new AgentSurfaceDefinitionError(
+        'INVALID_REGISTRATION',
+        'gateway.expose: a standalone tool needs a handler(input, ctx)',
+      );
     }
     const admission = authority.admit(contract, token);
     if (!admission.ok) {
@@ -111,16 +123,26 @@ export function createAgentExposureGateway(authority: AgentSurfaceAuthority, opt
     }
     const name = encodeWireName(c.id);
     if (exposed.has(name)) {
-      throw new AgentSurfaceDefinitionError('DUPLICATE_REGISTRATION', `gateway.expose: "${c.id}" is already exposed as "${name}"`, {
-        capabilityId: c.id,
-      });
+      throw new AgentSurfaceDefinitionError(
+        'DUPLICATE_REGISTRATION',
+        `gateway.expose: "${c.id}" is already exposed as "${name}"`,
+        {
+          capabilityId: c.id,
+        },
+      );
     }
     const { validateInput, validateOutput } = admission;
     const plane = c.id.startsWith('view:') ? 'view' : 'domain';
 
     const execute = async (input: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
-      const invocationId = typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newId();
-      const fail = (error: AgentErrorPayload): AgentInvocationResult => ({ ok: false, error, invocationId, surfaceVersion });
+      const invocationId =
+        typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newId();
+      const fail = (error: AgentErrorPayload): AgentInvocationResult => ({
+        ok: false,
+        error,
+        invocationId,
+        surfaceVersion,
+      });
       const problem = inputProblem(input, maxInputBytes);
       if (problem) return fail(problem);
       const value = (input ?? {}) as JsonObject;
@@ -129,7 +151,8 @@ export function createAgentExposureGateway(authority: AgentSurfaceAuthority, opt
 
       const controller = new AbortController();
       const onAbort = () => controller.abort(call?.signal?.reason);
-      if (call?.signal?.aborted) return fail(errorPayload('CANCELLED', 'the call was cancelled before it ran'));
+      if (call?.signal?.aborted)
+        return fail(errorPayload('CANCELLED', 'the call was cancelled before it ran'));
       call?.signal?.addEventListener('abort', onAbort, { once: true });
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
@@ -140,13 +163,18 @@ export function createAgentExposureGateway(authority: AgentSurfaceAuthority, opt
           new Promise<{ timeout: true }>((resolve) => {
             timer = setTimeout(() => resolve({ timeout: true }), c.timeoutMs);
           }),
-          new Promise<{ cancelled: true }>((resolve) => controller.signal.addEventListener('abort', () => resolve({ cancelled: true }), { once: true })),
+          new Promise<{ cancelled: true }>((resolve) =>
+            controller.signal.addEventListener('abort', () => resolve({ cancelled: true }), { once: true }),
+          ),
         ]);
         if ('timeout' in outcome) {
           controller.abort();
-          return fail(errorPayload('TIMEOUT', `"${c.id}" did not finish in time.`, { timeoutMs: c.timeoutMs }));
+          return fail(
+            errorPayload('TIMEOUT', `"${c.id}" did not finish in time.`, { timeoutMs: c.timeoutMs }),
+          );
         }
-        if ('cancelled' in outcome) return fail(errorPayload('CANCELLED', `"${c.id}" was cancelled by its caller.`));
+        if ('cancelled' in outcome)
+          return fail(errorPayload('CANCELLED', `"${c.id}" was cancelled by its caller.`));
         const output = outcome.output === undefined ? null : outcome.output;
         const outJson = checkJson(output, { maxBytes: maxOutputBytes });
         if (!outJson.ok) {
@@ -158,14 +186,20 @@ export function createAgentExposureGateway(authority: AgentSurfaceAuthority, opt
         }
         if (validateOutput && (await validate(validateOutput, output as JsonValue))) {
           return fail(
-            errorPayload('EXECUTION_FAILED', `"${c.id}" produced an output that does not match its output schema.`, { reason: 'output-invalid' }),
+            errorPayload(
+              'EXECUTION_FAILED',
+              `"${c.id}" produced an output that does not match its output schema.`,
+              { reason: 'output-invalid' },
+            ),
           );
         }
         return { ok: true, output: output as JsonValue, invocationId, surfaceVersion };
       } catch (error) {
         // A deliberate AgentSurfaceError reaches the agent; anything else stays private.
         if (isAgentSurfaceError(error)) return fail(error.toPayload());
-        return fail(errorPayload('EXECUTION_FAILED', `"${c.id}" failed while running.`, { reason: 'handler-threw' }));
+        return fail(
+          errorPayload('EXECUTION_FAILED', `"${c.id}" failed while running.`, { reason: 'handler-threw' }),
+        );
       } finally {
         if (timer !== undefined) clearTimeout(timer);
         call?.signal?.removeEventListener('abort', onAbort);

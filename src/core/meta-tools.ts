@@ -93,7 +93,10 @@ export interface NarrowedScope {
  * extra narrowing; a requested prefix wider than the floor is cut down to the floor; a prefix that
  * shares nothing with the floor is rejected.
  */
-export function narrowScope(floor: readonly ScopeEntry[] | undefined, requested: readonly ScopeEntry[] | undefined): NarrowedScope {
+export function narrowScope(
+  floor: readonly ScopeEntry[] | undefined,
+  requested: readonly ScopeEntry[] | undefined,
+): NarrowedScope {
   const floorText = floor?.map(formatScopeEntry);
   if (!requested || requested.length === 0) return { scope: floorText, rejected: [] };
   if (!floor) return { scope: dedupe(requested.map(formatScopeEntry)), rejected: [] };
@@ -135,7 +138,11 @@ export const META_TOOL_SCHEMAS = deepFreeze({
   surface_discover: {
     type: 'object',
     properties: {
-      scope: { type: 'array', items: { type: 'string', minLength: 1 }, description: `Optional narrowing: ${SCOPE_TEXT}.` },
+      scope: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        description: `Optional narrowing: ${SCOPE_TEXT}.`,
+      },
     },
     additionalProperties: false,
   },
@@ -154,9 +161,21 @@ export const META_TOOL_SCHEMAS = deepFreeze({
       capabilityId: { type: 'string', minLength: 1, description: 'A capability id from surface_discover.' },
       instanceId: { type: 'string', description: 'The instance, when the capability has several.' },
       input: { type: 'object', description: "The capability's input, matching its inputSchema." },
-      invocationId: { type: 'string', minLength: 1, description: 'Reuse it to retry the same call (after a confirmation too).' },
-      confirmationId: { type: 'string', minLength: 1, description: 'From a CONFIRMATION_REQUIRED result, once the person approved.' },
-      surfaceVersion: { type: 'string', minLength: 1, description: 'From surface_discover: the call fails safely if the page changed since.' },
+      invocationId: {
+        type: 'string',
+        minLength: 1,
+        description: 'Reuse it to retry the same call (after a confirmation too).',
+      },
+      confirmationId: {
+        type: 'string',
+        minLength: 1,
+        description: 'From a CONFIRMATION_REQUIRED result, once the person approved.',
+      },
+      surfaceVersion: {
+        type: 'string',
+        minLength: 1,
+        description: 'From surface_discover: the call fails safely if the page changed since.',
+      },
     },
     required: ['capabilityId', 'input'],
     additionalProperties: false,
@@ -168,11 +187,12 @@ export const META_TOOL_DESCRIPTIONS = deepFreeze({
     'List what this page lets you do: capability ids, instances, kind, effect, confirmation, description, ' +
     `input schema and live state, with the surfaceVersion they belong to. Pass scope (${SCOPE_TEXT}) to narrow. ` +
     'Call it again to see changes; a new surfaceVersion means the page changed.',
-  surface_read: 'Read an observation (kind "observation") found with surface_discover. Give instanceId when it has several instances.',
+  surface_read:
+    'Read an observation (kind "observation") found with surface_discover. Give instanceId when it has several instances.',
   surface_act:
     'Run a capability found with surface_discover, with input matching its inputSchema. Pass surfaceVersion from ' +
     'discovery so a call planned on a changed page fails safely. To retry the same call, reuse invocationId; after a ' +
-    'CONFIRMATION_REQUIRED result and the person\'s approval, call again with its confirmationId and invocationId.',
+    "CONFIRMATION_REQUIRED result and the person's approval, call again with its confirmationId and invocationId.",
 });
 
 export type MetaToolName = keyof typeof META_TOOL_SCHEMAS;
@@ -197,18 +217,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Checks a verb's arguments against its fixed schema by hand (no validator needed for three small
  * shapes): unknown and missing properties, and wrong types, are reported with JSON pointers.
  */
-function checkEnvelope(tool: MetaToolName, args: unknown): { ok: true; value: Envelope } | { ok: false; issues: Issue[] } {
-  const schema = META_TOOL_SCHEMAS[tool] as { properties: Record<string, unknown>; required?: readonly string[] };
+function checkEnvelope(
+  tool: MetaToolName,
+  args: unknown,
+): { ok: true; value: Envelope } | { ok: false; issues: Issue[] } {
+  const schema = META_TOOL_SCHEMAS[tool] as {
+    properties: Record<string, unknown>;
+    required?: readonly string[];
+  };
   if (args === undefined && !schema.required) return { ok: true, value: {} };
-  if (!isPlainObject(args)) return { ok: false, issues: [{ path: '', message: 'the arguments must be an object' }] };
+  if (!isPlainObject(args))
+    return { ok: false, issues: [{ path: '', message: 'the arguments must be an object' }] };
   const issues: Issue[] = [];
   for (const key of Object.keys(args)) {
     if (!Object.prototype.hasOwnProperty.call(schema.properties, key)) {
-      issues.push({ path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `unknown property "${key}"` });
+      issues.push({
+        path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        message: `unknown property "${key}"`,
+      });
     }
   }
   for (const key of schema.required ?? []) {
-    if (!(key in args) || args[key] === undefined) issues.push({ path: `/${key}`, message: `missing required property "${key}"` });
+    if (!(key in args) || args[key] === undefined)
+      issues.push({ path: `/${key}`, message: `missing required property "${key}"` });
   }
   for (const key of ['capabilityId', 'invocationId', 'confirmationId', 'surfaceVersion']) {
     if (key in args && args[key] !== undefined && (typeof args[key] !== 'string' || args[key] === '')) {
@@ -219,14 +250,21 @@ function checkEnvelope(tool: MetaToolName, args: unknown): { ok: true; value: En
     issues.push({ path: '/instanceId', message: 'instanceId must be a string' });
   }
   if ('scope' in args && args.scope !== undefined) {
-    if (!Array.isArray(args.scope)) issues.push({ path: '/scope', message: 'scope must be an array of strings' });
+    if (!Array.isArray(args.scope))
+      issues.push({ path: '/scope', message: 'scope must be an array of strings' });
     else {
       args.scope.forEach((entry, i) => {
-        if (!parseScopeEntry(entry)) issues.push({ path: `/scope/${i}`, message: `not a scope prefix: use ${SCOPE_TEXT}` });
+        if (!parseScopeEntry(entry))
+          issues.push({ path: `/scope/${i}`, message: `not a scope prefix: use ${SCOPE_TEXT}` });
       });
     }
   }
-  if ('input' in args && args.input !== undefined && !isPlainObject(args.input) && typeof args.input !== 'string') {
+  if (
+    'input' in args &&
+    args.input !== undefined &&
+    !isPlainObject(args.input) &&
+    typeof args.input !== 'string'
+  ) {
     issues.push({ path: '/input', message: 'input must be an object' });
   }
   return issues.length ? { ok: false, issues } : { ok: true, value: args };
@@ -302,7 +340,12 @@ export function discoveryPayload(
   } else {
     // Reserve room for the largest possible `truncated` marker, then fill greedily in order.
     const envelope = utf8Length(
-      JSON.stringify({ surfaceVersion, capabilities: [], truncated: { droppedComponents: descriptors.length }, ...tail }),
+      JSON.stringify({
+        surfaceVersion,
+        capabilities: [],
+        truncated: { droppedComponents: descriptors.length },
+        ...tail,
+      }),
     );
     let used = envelope;
     for (let i = 0; i < limit; i++) {
@@ -320,18 +363,25 @@ export function discoveryPayload(
 }
 
 function invalid(issues: Issue[]): AgentErrorPayload {
-  return errorPayload('INVALID_INPUT', `invalid arguments: ${issues.map((i) => `${i.path || '(root)'} ${i.message}`).join('; ')}`, {
-    issues: issues.map((i) => ({ path: i.path, message: i.message })),
-  });
+  return errorPayload(
+    'INVALID_INPUT',
+    `invalid arguments: ${issues.map((i) => `${i.path || '(root)'} ${i.message}`).join('; ')}`,
+    {
+      issues: issues.map((i) => ({ path: i.path, message: i.message })),
+    },
+  );
 }
 
 function outOfScope(capabilityId: string): AgentErrorPayload {
-  return errorPayload('CAPABILITY_NOT_FOUND', `no capability "${capabilityId}" in this surface`, { capabilityId });
+  return errorPayload('CAPABILITY_NOT_FOUND', `no capability "${capabilityId}" in this surface`, {
+    capabilityId,
+  });
 }
 
 function scopedSnapshot(host: MetaHost): readonly CapabilityDescriptor[] {
   const scope = host.floor?.map(formatScopeEntry);
-  return host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer }).capabilities;
+  return host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer })
+    .capabilities;
 }
 
 /** The three meta tools of one toolset. Their schemas and descriptions never change. */
@@ -350,7 +400,9 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
       surfaceVersion = host.registry.surfaceVersion;
       descriptors = [];
     } else {
-      const snapshot = host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer });
+      const snapshot = host.registry.snapshot(
+        scope ? { consumer: host.consumer, scope } : { consumer: host.consumer },
+      );
       surfaceVersion = snapshot.surfaceVersion;
       descriptors = snapshot.capabilities;
     }
@@ -379,7 +431,10 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
         call,
       );
     }
-    return host.call(instanceId === undefined ? { capabilityId, input: {} } : { capabilityId, instanceId, input: {} }, call);
+    return host.call(
+      instanceId === undefined ? { capabilityId, input: {} } : { capabilityId, instanceId, input: {} },
+      call,
+    );
   };
 
   const act = async (args: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
@@ -391,7 +446,8 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     let input = v.input as JsonValue;
     if (typeof input === 'string') {
       const repaired = repairInput(host, capabilityId, input);
-      if (repaired === undefined) return host.fail(invalid([{ path: '/input', message: 'input must be an object' }]), call);
+      if (repaired === undefined)
+        return host.fail(invalid([{ path: '/input', message: 'input must be an object' }]), call);
       input = repaired;
     }
     const request: Parameters<MetaHost['call']>[0] = { capabilityId, input };
@@ -404,9 +460,19 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
   };
 
   const make = (name: MetaToolName, execute: AgentTool['execute']): AgentTool =>
-    Object.freeze({ name, description: META_TOOL_DESCRIPTIONS[name], inputSchema: META_TOOL_SCHEMAS[name] as JsonSchema, state, execute });
+    Object.freeze({
+      name,
+      description: META_TOOL_DESCRIPTIONS[name],
+      inputSchema: META_TOOL_SCHEMAS[name] as JsonSchema,
+      state,
+      execute,
+    });
 
-  return Object.freeze([make('surface_discover', discover), make('surface_read', read), make('surface_act', act)]);
+  return Object.freeze([
+    make('surface_discover', discover),
+    make('surface_read', read),
+    make('surface_act', act),
+  ]);
 }
 
 /**
@@ -437,5 +503,9 @@ function repairInput(host: MetaHost, capabilityId: string, text: string): JsonOb
 function expectsObject(schema: JsonSchema | undefined): boolean {
   if (!schema) return false;
   const type = schema.type;
-  return type === 'object' || (Array.isArray(type) && type.includes('object')) || (type === undefined && 'properties' in schema);
+  return (
+    type === 'object' ||
+    (Array.isArray(type) && type.includes('object')) ||
+    (type === undefined && 'properties' in schema)
+  );
 }

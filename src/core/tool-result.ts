@@ -24,7 +24,15 @@ export function toToolResult(result: AgentInvocationResult): ToolResult {
       ? { content: [{ type: 'text', text }], isError: false, structuredContent: output }
       : { content: [{ type: 'text', text }], isError: false };
   }
-  const error: JsonObject = { code: result.error.code, message: result.error.message, retry: result.error.retry };
+  const error: JsonObject = {
+    code: result.error.code,
+    message: result.error.message,
+    retry: result.error.retry,
+  };
   if (result.error.details !== undefined) error.details = result.error.details;
-  return { content: [{ type: 'text', text: JSON.stringify(error) }], isError: true, structuredContent: { error } };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(error) }],
+    isError: true,
+    structuredContent: { error },
+  };
 }

@@ -13,7 +13,13 @@
 import { canonicalJson } from './canonical-json.js';
 import { errorPayload } from './errors.js';
 import { compileScope } from './scope.js';
-import { createMetaTools, formatScopeEntry, parseScopeEntry, type MetaHost, type ScopeEntry } from './meta-tools.js';
+import {
+  createMetaTools,
+  formatScopeEntry,
+  parseScopeEntry,
+  type MetaHost,
+  type ScopeEntry,
+} from './meta-tools.js';
 import type {
   AgentConsumer,
   AgentErrorPayload,
@@ -53,16 +59,31 @@ function fail(message: string): never {
 }
 
 function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): ResolvedOptions {
-  if (!registry || typeof registry.snapshot !== 'function' || typeof registry.invoke !== 'function' || typeof registry.on !== 'function') {
+  if (
+    !registry ||
+    typeof registry.snapshot !== 'function' ||
+    typeof registry.invoke !== 'function' ||
+    typeof registry.on !== 'function'
+  ) {
     fail('the first argument must be a registry from createAgentSurfaceRegistry()');
   }
-  if (!options || typeof options !== 'object') fail('options are required: { consumer, topology | confirmations, ... }');
+  if (!options || typeof options !== 'object')
+    fail('options are required: { consumer, topology | confirmations, ... }');
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) fail(`unknown option "${key}"; the options are ${[...OPTION_KEYS].join(', ')}`);
+    if (!OPTION_KEYS.has(key))
+      fail(`unknown option "${key}"; the options are ${[...OPTION_KEYS].join(', ')}`);
   }
   const { consumer } = options;
-  if (!consumer || typeof consumer !== 'object' || typeof consumer.id !== 'string' || consumer.id === '' || typeof consumer.kind !== 'string') {
-    fail('options.consumer must be { id, kind } with a stable, non-empty id unique to this toolset (it scopes policy and idempotency)');
+  if (
+    !consumer ||
+    typeof consumer !== 'object' ||
+    typeof consumer.id !== 'string' ||
+    consumer.id === '' ||
+    typeof consumer.kind !== 'string'
+  ) {
+    fail(
+      'options.consumer must be { id, kind } with a stable, non-empty id unique to this toolset (it scopes policy and idempotency)',
+    );
   }
   const mode = options.mode ?? 'direct';
   if (mode !== 'direct' && mode !== 'meta') fail(`unknown mode "${String(mode)}": use "direct" or "meta"`);
@@ -70,7 +91,11 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
   if (topology !== undefined && topology !== 'embedded' && topology !== 'remote') {
     fail(`unknown topology "${String(topology)}": use "embedded" or "remote"`);
   }
-  if (options.confirmations !== undefined && options.confirmations !== 'wait' && options.confirmations !== 'two-phase') {
+  if (
+    options.confirmations !== undefined &&
+    options.confirmations !== 'wait' &&
+    options.confirmations !== 'two-phase'
+  ) {
     fail(`unknown confirmations mode "${String(options.confirmations)}": use "wait" or "two-phase"`);
   }
   if (topology === undefined && options.confirmations === undefined) {
@@ -83,10 +108,14 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
 
   let floor: ScopeEntry[] | undefined;
   if (options.scope !== undefined) {
-    if (!Array.isArray(options.scope)) fail('options.scope must be an array of prefixes like "devices" or "view:devices.table"');
+    if (!Array.isArray(options.scope))
+      fail('options.scope must be an array of prefixes like "devices" or "view:devices.table"');
     floor = options.scope.map((text) => {
       const entry = parseScopeEntry(text);
-      if (!entry) fail(`options.scope: ${JSON.stringify(text)} is not a prefix; write "devices", "devices.table" or "view:devices"`);
+      if (!entry)
+        fail(
+          `options.scope: ${JSON.stringify(text)} is not a prefix; write "devices", "devices.table" or "view:devices"`,
+        );
       return entry;
     });
     // An empty array narrows nothing.
@@ -96,14 +125,18 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
   let budget: ResolvedOptions['budget'];
   if (options.budget !== undefined) {
     if (mode !== 'meta') {
-      fail('budget applies to meta mode only: a direct catalog would lose tools silently. Narrow a direct toolset with scope, or use mode "meta"');
+      fail(
+        'budget applies to meta mode only: a direct catalog would lose tools silently. Narrow a direct toolset with scope, or use mode "meta"',
+      );
     }
     const b = options.budget;
     if (!b || typeof b !== 'object') fail('options.budget must be { maxComponents?, maxBytes? }');
     for (const key of Object.keys(b)) {
-      if (key !== 'maxComponents' && key !== 'maxBytes') fail(`unknown budget key "${key}": use maxComponents or maxBytes`);
+      if (key !== 'maxComponents' && key !== 'maxBytes')
+        fail(`unknown budget key "${key}": use maxComponents or maxBytes`);
       const value = (b as Record<string, unknown>)[key];
-      if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0)) fail(`budget.${key} must be a non-negative integer`);
+      if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0))
+        fail(`budget.${key} must be a non-negative integer`);
     }
     budget = { ...b };
   }
@@ -262,7 +295,10 @@ function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry
  */
 function mayCollide(entry: DirectEntry): boolean {
   const name = entry.baseName;
-  return name.charCodeAt(name.length - 9) === 45 || (entry.instanceId !== undefined && entry.instanceId.includes('-'));
+  return (
+    name.charCodeAt(name.length - 9) === 45 ||
+    (entry.instanceId !== undefined && entry.instanceId.includes('-'))
+  );
 }
 
 /** Whether two descriptors of one target have the same stable text. */
@@ -284,7 +320,10 @@ function sameText(a: CapabilityDescriptor, b: CapabilityDescriptor): boolean {
  * A projection of `registry` for one consumer. Throws a `TypeError` for invalid options (a missing
  * consumer, neither topology nor confirmations, budget in direct mode, an unknown mode, bad scope).
  */
-export function createAgentToolset(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): AgentToolset {
+export function createAgentToolset(
+  registry: AgentSurfaceRegistry,
+  options: AgentToolsetOptions,
+): AgentToolset {
   const opts = checkOptions(registry, options);
   const { consumer } = opts;
   const lifetime = new AbortController();
@@ -330,7 +369,11 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     call: AgentToolCall | undefined,
     rememberAs: string | undefined,
   ): Promise<AgentInvocationResult> => {
-    if (disposed) return answer(errorPayload('CANCELLED', 'this toolset was disposed'), request.invocationId ?? newInvocationId(call));
+    if (disposed)
+      return answer(
+        errorPayload('CANCELLED', 'this toolset was disposed'),
+        request.invocationId ?? newInvocationId(call),
+      );
     const now = Date.now();
     let invocationId = request.invocationId;
     let confirmationId = request.confirmationId;
@@ -346,7 +389,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
         confirmationId = pending.confirmationId;
       }
     }
-    if (confirmationId !== undefined && invocationId === undefined) invocationId = invocationByConfirmation.get(confirmationId);
+    if (confirmationId !== undefined && invocationId === undefined)
+      invocationId = invocationByConfirmation.get(confirmationId);
     invocationId ??= newInvocationId(call);
 
     const linked = linkSignals([lifetime.signal, call?.signal]);
@@ -365,7 +409,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
 
       if (opts.confirmations === 'two-phase') {
         const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : now + 120_000;
-        if (rememberAs !== undefined) remember(pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt });
+        if (rememberAs !== undefined)
+          remember(pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt });
         remember(invocationByConfirmation, requiredId, invocationId);
         // The retry needs both ids; a model in meta mode can only echo what it sees.
         return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
@@ -413,7 +458,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
   };
 
   const subscribe = (listener: () => void): (() => void) => {
-    if (typeof listener !== 'function') throw new TypeError('toolset.subscribe: the listener must be a function');
+    if (typeof listener !== 'function')
+      throw new TypeError('toolset.subscribe: the listener must be a function');
     if (disposed) return () => {};
     if (listeners.size === 0) {
       const snapshot = takeSnapshot();
@@ -520,7 +566,10 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
       if (prev !== undefined) {
         // Positions rarely move between two builds: compare in place before any lookup.
         const at = i < prev.entries.length ? prev.entries[i]! : undefined;
-        const old = at && at.capabilityId === d.capabilityId && at.instanceId === d.instanceId ? at : findEntry(prev, d);
+        const old =
+          at && at.capabilityId === d.capabilityId && at.instanceId === d.instanceId
+            ? at
+            : findEntry(prev, d);
         if (old && (old.descriptor === d || sameDescriptor(old.descriptor, d))) entry = old;
         else entry = newEntry(d, old, version);
       } else {
@@ -541,7 +590,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     for (let i = 0; i < built.length; i++) {
       const entry = built[i]!;
       const name = settled ? settled.get(entry)! : entry.baseName;
-      if (entry.tool === undefined || entry.tool.name !== name) entry.tool = makeTool(entry, name, entry.description);
+      if (entry.tool === undefined || entry.tool.name !== name)
+        entry.tool = makeTool(entry, name, entry.description);
       tools[i] = entry.tool;
     }
     return { version, descriptors: list, tools: Object.freeze(tools), entries: built };
@@ -559,7 +609,8 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
     wireNameMap() {
       tools();
       if (!catalog) return new Map();
-      if (!catalog.names) catalog.names = new Map(catalog.tools.map((t, i) => [t.name, catalog!.descriptors[i]!.capabilityId]));
+      if (!catalog.names)
+        catalog.names = new Map(catalog.tools.map((t, i) => [t.name, catalog!.descriptors[i]!.capabilityId]));
       return catalog.names;
     },
     wireTargets() {
@@ -569,7 +620,12 @@ export function createAgentToolset(registry: AgentSurfaceRegistry, options: Agen
         catalog.targets = new Map(
           catalog.tools.map((t, i) => {
             const d = catalog!.descriptors[i]!;
-            return [t.name, d.instanceId === undefined ? { capabilityId: d.capabilityId } : { capabilityId: d.capabilityId, instanceId: d.instanceId }];
+            return [
+              t.name,
+              d.instanceId === undefined
+                ? { capabilityId: d.capabilityId }
+                : { capabilityId: d.capabilityId, instanceId: d.instanceId },
+            ];
           }),
         );
       }
@@ -622,4 +678,3 @@ function callKey(toolName: string, input: unknown): string | undefined {
     return undefined;
   }
 }
-

@@ -116,7 +116,10 @@ function shorten(idPart: string, instancePart: string, room: number): string {
   if (idPart.length + instancePart.length <= room) return idPart + instancePart;
   // Deep collision levels leave almost no room: a plain cut is all that fits.
   if (room < 16) return (idPart + instancePart).slice(0, Math.max(room, 0));
-  const suffix = instancePart === '' ? '' : `_at_${cutMiddle(instancePart.slice(4), Math.max(Math.floor(room / 2) - 4, 1))}`;
+  const suffix =
+    instancePart === ''
+      ? ''
+      : `_at_${cutMiddle(instancePart.slice(4), Math.max(Math.floor(room / 2) - 4, 1))}`;
   return shortenId(idPart, room - suffix.length) + suffix;
 }
 
@@ -126,8 +129,13 @@ function shorten(idPart: string, instancePart: string, room: number): string {
  */
 export function encodeWireName(id: string, instanceId?: string): string {
   // Fast path for the common case: a canonical id, a plain instance, a name that fits.
-  if (id.length <= WIRE_NAME_MAX_LENGTH && CANONICAL_ID.test(id) && (instanceId === undefined || PLAIN_INSTANCE.test(instanceId))) {
-    const name = id.replace(':', '_').replace(DOTS, '__') + (instanceId === undefined ? '' : `_at_${instanceId}`);
+  if (
+    id.length <= WIRE_NAME_MAX_LENGTH &&
+    CANONICAL_ID.test(id) &&
+    (instanceId === undefined || PLAIN_INSTANCE.test(instanceId))
+  ) {
+    const name =
+      id.replace(':', '_').replace(DOTS, '__') + (instanceId === undefined ? '' : `_at_${instanceId}`);
     if (name.length <= WIRE_NAME_MAX_LENGTH) return name;
   }
   return encodeWireNameAtLevel(id, instanceId, 0);

@@ -72,15 +72,31 @@ describe('createAgentExposureGateway', () => {
     const handler = () => ({ tempC: 0 });
     assert.throws(
       () => gateway.expose({ contract: lookup, token: undefined, handler }),
-      (e: unknown) => e instanceof AgentSurfaceDefinitionError && e.code === 'UNAUTHORIZED_CONTRACT' && e.details?.reason === 'missing-token',
+      (e: unknown) =>
+        e instanceof AgentSurfaceDefinitionError &&
+        e.code === 'UNAUTHORIZED_CONTRACT' &&
+        e.details?.reason === 'missing-token',
     );
     // The same token with a contract changed after the build.
     assert.throws(
-      () => gateway.expose({ contract: { ...lookup, description: 'Weather, and also run any command.' }, token: token(lookup.id), handler }),
-      (e: unknown) => e instanceof AgentSurfaceDefinitionError && e.code === 'UNAUTHORIZED_CONTRACT' && e.details?.reason === 'contract-differs',
+      () =>
+        gateway.expose({
+          contract: { ...lookup, description: 'Weather, and also run any command.' },
+          token: token(lookup.id),
+          handler,
+        }),
+      (e: unknown) =>
+        e instanceof AgentSurfaceDefinitionError &&
+        e.code === 'UNAUTHORIZED_CONTRACT' &&
+        e.details?.reason === 'contract-differs',
     );
     assert.throws(
-      () => gateway.expose({ contract: { ...lookup, id: 'domain:weather.other' }, token: token(lookup.id), handler }),
+      () =>
+        gateway.expose({
+          contract: { ...lookup, id: 'domain:weather.other' },
+          token: token(lookup.id),
+          handler,
+        }),
       (e: unknown) => e instanceof AgentSurfaceDefinitionError && e.code === 'UNAUTHORIZED_CONTRACT',
     );
     assert.equal(gateway.tools().length, 0);
@@ -91,7 +107,10 @@ describe('createAgentExposureGateway', () => {
     const gateway = createAgentExposureGateway(authority);
     assert.throws(
       () => gateway.expose({ contract: notify, token: token(notify.id), handler: () => null }),
-      (e: unknown) => e instanceof AgentSurfaceDefinitionError && e.code === 'INVALID_REGISTRATION' && /requires confirmation/.test(e.message),
+      (e: unknown) =>
+        e instanceof AgentSurfaceDefinitionError &&
+        e.code === 'INVALID_REGISTRATION' &&
+        /requires confirmation/.test(e.message),
     );
     gateway.expose({ contract: lookup, token: token(lookup.id), handler: () => ({ tempC: 1 }) });
     assert.throws(
@@ -123,10 +142,18 @@ describe('createAgentExposureGateway', () => {
     assert.equal(wrong.ok, false);
     assert.equal(!wrong.ok && wrong.error.code, 'INVALID_INPUT');
     assert.equal(!wrong.ok && wrong.error.retry, 'with-changes');
-    const paths = !wrong.ok ? (wrong.error.details!.issues as Array<{ path: string }>).map((i) => i.path).sort() : [];
+    const paths = !wrong.ok
+      ? (wrong.error.details!.issues as Array<{ path: string }>).map((i) => i.path).sort()
+      : [];
     assert.deepEqual(paths, ['/city', '/days', '/extra']);
 
-    for (const bad of [[1], 'city=Lyon', JSON.parse('{"city":"x","__proto__":{"admin":true}}'), { city: 'x'.repeat(70_000) }, { city: 'x', n: NaN }]) {
+    for (const bad of [
+      [1],
+      'city=Lyon',
+      JSON.parse('{"city":"x","__proto__":{"admin":true}}'),
+      { city: 'x'.repeat(70_000) },
+      { city: 'x', n: NaN },
+    ]) {
       const r = await tool.execute(bad);
       assert.equal(!r.ok && r.error.code, 'INVALID_INPUT', JSON.stringify(bad)?.slice(0, 40));
     }
@@ -134,14 +161,18 @@ describe('createAgentExposureGateway', () => {
     for (const none of [undefined, null]) {
       const missing = await tool.execute(none);
       assert.equal(!missing.ok && missing.error.code, 'INVALID_INPUT');
-      assert.deepEqual(!missing.ok && (missing.error.details!.issues as Array<{ path: string }>).map((i) => i.path), ['/city']);
+      assert.deepEqual(
+        !missing.ok && (missing.error.details!.issues as Array<{ path: string }>).map((i) => i.path),
+        ['/city'],
+      );
     }
     assert.equal(calls, 0);
   });
 
   it('checks outputs and keeps handler failures private', async () => {
     const { authority, token } = await setup();
-    const make = (handler: () => unknown) => createAgentExposureGateway(authority).expose({ contract: lookup, token: token(lookup.id), handler });
+    const make = (handler: () => unknown) =>
+      createAgentExposureGateway(authority).expose({ contract: lookup, token: token(lookup.id), handler });
     const badShape = await make(() => ({ tempC: 'warm' })).execute({ city: 'a' });
     assert.equal(!badShape.ok && badShape.error.code, 'EXECUTION_FAILED');
     const notJson = await make(() => ({ tempC: 1, when: new Date() })).execute({ city: 'a' });

@@ -5,7 +5,12 @@ import { resetIssuedWarnings } from '../../src/core/dev.js';
 import { META_TOOL_SCHEMAS, narrowScope, parseScopeEntry } from '../../src/core/meta-tools.js';
 import { toToolResult } from '../../src/core/tool-result.js';
 import { createAgentToolset } from '../../src/core/toolset.js';
-import type { AgentInvocationResult, AgentTool, AgentToolsetOptions, JsonObject } from '../../src/core/types.js';
+import type {
+  AgentInvocationResult,
+  AgentTool,
+  AgentToolsetOptions,
+  JsonObject,
+} from '../../src/core/types.js';
 import { createTestSurface } from '../../src/testing/index.js';
 
 let warn: ReturnType<typeof mock.method>;
@@ -24,21 +29,40 @@ function surface() {
   const s = createTestSurface({ consumer });
   live.push(s);
   const calls: string[] = [];
-  s.action('view:devices.table.selectRows', (input) => (calls.push(`select ${JSON.stringify(input)}`), { selected: true }), {
-    instanceId: 'main',
-    description: 'Select rows.',
-    inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } }, required: ['ids'], additionalProperties: false },
-  });
+  s.action(
+    'view:devices.table.selectRows',
+    (input) => (calls.push(`select ${JSON.stringify(input)}`), { selected: true }),
+    {
+      instanceId: 'main',
+      description: 'Select rows.',
+      inputSchema: {
+        type: 'object',
+        properties: { ids: { type: 'array', items: { type: 'string' } } },
+        required: ['ids'],
+        additionalProperties: false,
+      },
+    },
+  );
   const side = s.action('view:devices.table.selectRows', () => ({ selected: true }), {
     instanceId: 'side',
     description: 'Select rows.',
-    inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } }, required: ['ids'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { ids: { type: 'array', items: { type: 'string' } } },
+      required: ['ids'],
+      additionalProperties: false,
+    },
   });
   s.action('domain:devices.disable', (input) => (calls.push(`disable ${input.id}`), { disabled: input.id }), {
     effect: 'destructive',
     confirmation: 'required',
     description: 'Disable a device.',
-    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
   });
   const rename = s.action('domain:devices.rename', () => ({}), {
     effect: 'server-mutation',
@@ -46,12 +70,20 @@ function surface() {
     state: { available: false, unavailableReason: 'select one device' },
   });
   s.observation('domain:devices.count', () => 3, { description: 'Count devices.' });
-  s.action('domain:billing.refund', () => (calls.push('refund'), {}), { effect: 'server-mutation', description: 'Refund.' });
+  s.action('domain:billing.refund', () => (calls.push('refund'), {}), {
+    effect: 'server-mutation',
+    description: 'Refund.',
+  });
   return { s, registry: s.registry, calls, rename, side };
 }
 
 function meta(registry: ReturnType<typeof surface>['registry'], options: Partial<AgentToolsetOptions> = {}) {
-  const ts = createAgentToolset(registry, { consumer, mode: 'meta', topology: 'remote', ...options } as AgentToolsetOptions);
+  const ts = createAgentToolset(registry, {
+    consumer,
+    mode: 'meta',
+    topology: 'remote',
+    ...options,
+  } as AgentToolsetOptions);
   const [discover, read, act] = ts.tools() as [AgentTool, AgentTool, AgentTool];
   return { ts, discover, read, act };
 }
@@ -65,20 +97,26 @@ const errorOf = (r: AgentInvocationResult) => {
   return (r as { error: { code: string; retry: string; details?: JsonObject } }).error;
 };
 const ids = (payload: JsonObject) =>
-  (payload.capabilities as JsonObject[]).map((c) => (c.instanceId ? `${c.capabilityId}@${c.instanceId}` : c.capabilityId));
+  (payload.capabilities as JsonObject[]).map((c) =>
+    c.instanceId ? `${c.capabilityId}@${c.instanceId}` : c.capabilityId,
+  );
 
 describe('meta mode tools', () => {
   it('are three fixed tools whose schemas never change', () => {
     const { s, registry } = surface();
     const a = meta(registry);
-    assert.deepEqual(a.ts.tools().map((t) => t.name), ['surface_discover', 'surface_read', 'surface_act']);
+    assert.deepEqual(
+      a.ts.tools().map((t) => t.name),
+      ['surface_discover', 'surface_read', 'surface_act'],
+    );
     const before = a.ts.tools();
     const snapshotOfSchemas = JSON.stringify(before.map((t) => [t.description, t.inputSchema]));
     s.action('domain:alerts.mute', () => null, { description: 'Mute.' });
     assert.equal(a.ts.tools(), before);
     assert.equal(JSON.stringify(a.ts.tools().map((t) => [t.description, t.inputSchema])), snapshotOfSchemas);
     const b = meta(registry, { scope: ['devices'] });
-    for (let i = 0; i < 3; i++) assert.equal(b.ts.tools()[i]!.inputSchema, before[i]!.inputSchema, 'identical objects across toolsets');
+    for (let i = 0; i < 3; i++)
+      assert.equal(b.ts.tools()[i]!.inputSchema, before[i]!.inputSchema, 'identical objects across toolsets');
     assert.ok(Object.isFrozen(META_TOOL_SCHEMAS.surface_act.properties));
     assert.throws(() => {
       (META_TOOL_SCHEMAS.surface_act as unknown as { required: string[] }).required.push('x');
@@ -100,11 +138,20 @@ describe('meta mode tools', () => {
       'view:devices.table.selectRows@main',
       'view:devices.table.selectRows@side',
     ]);
-    const rename = (payload.capabilities as JsonObject[]).find((c) => c.capabilityId === 'domain:devices.rename')!;
+    const rename = (payload.capabilities as JsonObject[]).find(
+      (c) => c.capabilityId === 'domain:devices.rename',
+    )!;
     assert.deepEqual(rename.state, { available: false, unavailableReason: 'select one device' });
-    const disable = (payload.capabilities as JsonObject[]).find((c) => c.capabilityId === 'domain:devices.disable')!;
+    const disable = (payload.capabilities as JsonObject[]).find(
+      (c) => c.capabilityId === 'domain:devices.disable',
+    )!;
     assert.deepEqual(
-      { kind: disable.kind, effect: disable.effect, confirmation: disable.confirmation, state: disable.state },
+      {
+        kind: disable.kind,
+        effect: disable.effect,
+        confirmation: disable.confirmation,
+        state: disable.state,
+      },
       { kind: 'action', effect: 'destructive', confirmation: 'required', state: undefined },
     );
     assert.equal(payload.truncated, undefined);
@@ -139,7 +186,11 @@ describe('meta mode tools', () => {
       'view:devices.table.selectRows@main',
       'view:devices.table.selectRows@side',
     ]);
-    assert.equal(ids(output(await discover.execute({ scope: [] }))).length, 5, 'an empty array narrows nothing');
+    assert.equal(
+      ids(output(await discover.execute({ scope: [] }))).length,
+      5,
+      'an empty array narrows nothing',
+    );
     assert.deepEqual(ids(output(await discover.execute({ scope: ['view:devices.table'] }))), [
       'view:devices.table.selectRows@main',
       'view:devices.table.selectRows@side',
@@ -169,9 +220,21 @@ describe('meta mode tools', () => {
       [act, { capabilityId: 'domain:devices.disable' }, ['/input']],
       [act, { input: {} }, ['/capabilityId']],
       [act, { capabilityId: 'domain:devices.disable', input: [] }, ['/input']],
-      [act, { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, registrationId: 'reg-1' }, ['/registrationId']],
-      [act, { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, surfaceVersion: 3 }, ['/surfaceVersion']],
-      [act, { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, instanceId: null }, ['/instanceId']],
+      [
+        act,
+        { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, registrationId: 'reg-1' },
+        ['/registrationId'],
+      ],
+      [
+        act,
+        { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, surfaceVersion: 3 },
+        ['/surfaceVersion'],
+      ],
+      [
+        act,
+        { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, instanceId: null },
+        ['/instanceId'],
+      ],
       [act, null, ['']],
     ];
     for (const [tool, args, paths] of cases) {
@@ -192,7 +255,10 @@ describe('meta mode tools', () => {
     assert.equal(output(await read.execute({ capabilityId: 'domain:devices.count' })), 3);
     const action = errorOf(await read.execute({ capabilityId: 'domain:billing.refund' }));
     assert.equal(action.code, 'INVALID_INPUT');
-    assert.equal(errorOf(await read.execute({ capabilityId: 'domain:nothing.here' })).code, 'CAPABILITY_NOT_FOUND');
+    assert.equal(
+      errorOf(await read.execute({ capabilityId: 'domain:nothing.here' })).code,
+      'CAPABILITY_NOT_FOUND',
+    );
     assert.deepEqual(calls, []);
   });
 
@@ -201,21 +267,45 @@ describe('meta mode tools', () => {
     const { discover, act } = meta(registry, { scope: ['devices'] });
     const version = output(await discover.execute({})).surfaceVersion as string;
 
-    const ambiguous = errorOf(await act.execute({ capabilityId: 'view:devices.table.selectRows', input: { ids: ['d1'] } }));
+    const ambiguous = errorOf(
+      await act.execute({ capabilityId: 'view:devices.table.selectRows', input: { ids: ['d1'] } }),
+    );
     assert.equal(ambiguous.code, 'AMBIGUOUS_INSTANCE', 'left to the registry, no invented registrationId');
-    const done = await act.execute({ capabilityId: 'view:devices.table.selectRows', instanceId: 'main', input: { ids: ['d1'] }, surfaceVersion: version });
+    const done = await act.execute({
+      capabilityId: 'view:devices.table.selectRows',
+      instanceId: 'main',
+      input: { ids: ['d1'] },
+      surfaceVersion: version,
+    });
     assert.deepEqual(output(done), { selected: true });
 
     // Outside the floor: not reachable, even by a model that knows the id.
-    assert.equal(errorOf(await act.execute({ capabilityId: 'domain:billing.refund', input: {} })).code, 'CAPABILITY_NOT_FOUND');
+    assert.equal(
+      errorOf(await act.execute({ capabilityId: 'domain:billing.refund', input: {} })).code,
+      'CAPABILITY_NOT_FOUND',
+    );
     assert.deepEqual(calls, ['select {"ids":["d1"]}']);
 
     // The page moved under the plan: the registry fails the call closed.
     side.update({ note: 'rows re-sorted' });
-    const stale = errorOf(await act.execute({ capabilityId: 'view:devices.table.selectRows', instanceId: 'side', input: { ids: ['d2'] }, surfaceVersion: version }));
+    const stale = errorOf(
+      await act.execute({
+        capabilityId: 'view:devices.table.selectRows',
+        instanceId: 'side',
+        input: { ids: ['d2'] },
+        surfaceVersion: version,
+      }),
+    );
     assert.equal(stale.code, 'STALE_CAPABILITY');
     assert.equal(stale.retry, 'after-refresh');
-    const foreign = errorOf(await act.execute({ capabilityId: 'view:devices.table.selectRows', instanceId: 'main', input: { ids: ['d2'] }, surfaceVersion: 'sv-from-another-page' }));
+    const foreign = errorOf(
+      await act.execute({
+        capabilityId: 'view:devices.table.selectRows',
+        instanceId: 'main',
+        input: { ids: ['d2'] },
+        surfaceVersion: 'sv-from-another-page',
+      }),
+    );
     assert.equal(foreign.code, 'STALE_CAPABILITY');
     assert.deepEqual(calls, ['select {"ids":["d1"]}']);
   });
@@ -225,15 +315,24 @@ describe('meta mode tools', () => {
     warn.mock.resetCalls();
     const { registry, calls } = surface();
     const { act } = meta(registry);
-    const repaired = await act.execute({ capabilityId: 'view:devices.table.selectRows', instanceId: 'main', input: '{"ids":["d9"]}' });
+    const repaired = await act.execute({
+      capabilityId: 'view:devices.table.selectRows',
+      instanceId: 'main',
+      input: '{"ids":["d9"]}',
+    });
     assert.deepEqual(output(repaired), { selected: true });
     assert.deepEqual(calls, ['select {"ids":["d9"]}']);
     assert.ok(warn.mock.calls.some((c) => /meta-input-string/.test(String(c.arguments[0]))));
     for (const text of ['["d9"]', 'ids=d9', '"x"']) {
-      const error = errorOf(await act.execute({ capabilityId: 'view:devices.table.selectRows', instanceId: 'main', input: text }));
+      const error = errorOf(
+        await act.execute({ capabilityId: 'view:devices.table.selectRows', instanceId: 'main', input: text }),
+      );
       assert.equal(error.code, 'INVALID_INPUT', text);
     }
-    assert.equal(errorOf(await act.execute({ capabilityId: 'domain:unknown.thing', input: '{}' })).code, 'INVALID_INPUT');
+    assert.equal(
+      errorOf(await act.execute({ capabilityId: 'domain:unknown.thing', input: '{}' })).code,
+      'INVALID_INPUT',
+    );
     assert.equal(calls.length, 1);
   });
 
@@ -241,20 +340,41 @@ describe('meta mode tools', () => {
     const { s, registry, calls } = surface();
     const { discover, act } = meta(registry);
     const version = output(await discover.execute({})).surfaceVersion as string;
-    const first = errorOf(await act.execute({ capabilityId: 'domain:devices.disable', input: { id: 'd1' }, surfaceVersion: version }, { toolCallId: 't1' }));
+    const first = errorOf(
+      await act.execute(
+        { capabilityId: 'domain:devices.disable', input: { id: 'd1' }, surfaceVersion: version },
+        { toolCallId: 't1' },
+      ),
+    );
     assert.equal(first.code, 'CONFIRMATION_REQUIRED');
     const confirmationId = first.details!.confirmationId as string;
     assert.equal(first.details!.invocationId, 't1', 'the model sees what to echo');
-    const text = toToolResult({ ok: false, error: first as never, invocationId: 't1', surfaceVersion: version }).content[0]!.text;
+    const text = toToolResult({
+      ok: false,
+      error: first as never,
+      invocationId: 't1',
+      surfaceVersion: version,
+    }).content[0]!.text;
     assert.match(text, /"code":"CONFIRMATION_REQUIRED"/);
     assert.match(text, /"retry":"with-confirmation"/);
     registry.confirmations.approve(confirmationId);
     // The model echoes the confirmation but forgets the invocationId: the toolset remembers it.
-    const done = await act.execute({ capabilityId: 'domain:devices.disable', input: { id: 'd1' }, confirmationId, surfaceVersion: version });
+    const done = await act.execute({
+      capabilityId: 'domain:devices.disable',
+      input: { id: 'd1' },
+      confirmationId,
+      surfaceVersion: version,
+    });
     assert.deepEqual(output(done), { disabled: 'd1' });
     assert.deepEqual(calls, ['disable d1']);
     // Replaying the same evidence is idempotent, never a second run.
-    const replay = await act.execute({ capabilityId: 'domain:devices.disable', input: { id: 'd1' }, confirmationId, invocationId: 't1', surfaceVersion: version });
+    const replay = await act.execute({
+      capabilityId: 'domain:devices.disable',
+      input: { id: 'd1' },
+      confirmationId,
+      invocationId: 't1',
+      surfaceVersion: version,
+    });
     assert.deepEqual(output(replay), { disabled: 'd1' });
     assert.deepEqual(calls, ['disable d1']);
     assert.equal(s.eventsOf('confirmation').filter((e) => e.action === 'created').length, 1);
@@ -263,7 +383,11 @@ describe('meta mode tools', () => {
   it('waits inside surface_act when confirmations are "wait"', async () => {
     const { s, registry, calls } = surface();
     const { act } = meta(registry, { topology: 'embedded' });
-    const pending = act.execute({ capabilityId: 'domain:devices.disable', input: { id: 'd4' }, surfaceVersion: registry.surfaceVersion });
+    const pending = act.execute({
+      capabilityId: 'domain:devices.disable',
+      input: { id: 'd4' },
+      surfaceVersion: registry.surfaceVersion,
+    });
     await s.approveNext();
     assert.deepEqual(output(await pending), { disabled: 'd4' });
     assert.deepEqual(calls, ['disable d4']);
@@ -292,12 +416,16 @@ describe('scope algebra', () => {
     assert.deepEqual(parseScopeEntry('view:devices'), { plane: 'view', path: ['devices'] });
     assert.deepEqual(parseScopeEntry('view:'), { plane: 'view', path: [] });
     assert.deepEqual(parseScopeEntry('devices.*'), { path: ['devices'] });
-    for (const bad of ['', ' ', '*', 'x:devices', 'a..b', 'a:b:c', 3]) assert.equal(parseScopeEntry(bad), undefined, String(bad));
+    for (const bad of ['', ' ', '*', 'x:devices', 'a..b', 'a:b:c', 3])
+      assert.equal(parseScopeEntry(bad), undefined, String(bad));
   });
   it('narrows, cuts down and rejects', () => {
     assert.deepEqual(narrowScope(undefined, parse(['devices'])), { scope: ['devices'], rejected: [] });
     assert.deepEqual(narrowScope(parse(['devices']), undefined), { scope: ['devices'], rejected: [] });
-    assert.deepEqual(narrowScope(parse(['devices', 'alerts']), parse(['view:'])), { scope: ['view:devices', 'view:alerts'], rejected: [] });
+    assert.deepEqual(narrowScope(parse(['devices', 'alerts']), parse(['view:'])), {
+      scope: ['view:devices', 'view:alerts'],
+      rejected: [],
+    });
     assert.deepEqual(narrowScope(parse(['view:devices']), parse(['domain:devices', 'devices.table'])), {
       scope: ['view:devices.table'],
       rejected: ['domain:devices'],

@@ -32,7 +32,10 @@ function bigCatalog() {
   for (let i = 0; i < 10; i++) add(`domain:café.commande${i}`);
   for (let v = 0; v < 17; v++) {
     for (let k = 0; k < 10; k++) {
-      add(`view:warehouseInventoryDashboard.stockLevelsGrid${v}.selectRowsMatchingFilter`, k % 3 === 0 ? `row ${k} / region "north"` : `row-${k}`);
+      add(
+        `view:warehouseInventoryDashboard.stockLevelsGrid${v}.selectRowsMatchingFilter`,
+        k % 3 === 0 ? `row ${k} / region "north"` : `row-${k}`,
+      );
     }
   }
   assert.equal(expected.length, 500);
@@ -58,8 +61,11 @@ describe('provider fit', () => {
     // Every name leads back to its own target, only through the catalog's map.
     const targets = toolset.wireTargets();
     assert.equal(targets.size, 500);
-    const seen = new Set([...targets.values()].map((t) => JSON.stringify([t.capabilityId, t.instanceId ?? null])));
-    for (const e of expected) assert.ok(seen.has(JSON.stringify([e.capabilityId, e.instanceId ?? null])), e.capabilityId);
+    const seen = new Set(
+      [...targets.values()].map((t) => JSON.stringify([t.capabilityId, t.instanceId ?? null])),
+    );
+    for (const e of expected)
+      assert.ok(seen.has(JSON.stringify([e.capabilityId, e.instanceId ?? null])), e.capabilityId);
     surface.dispose();
   });
 
@@ -67,9 +73,13 @@ describe('provider fit', () => {
     const { surface } = bigCatalog();
     const toolset = createAgentToolset(surface.registry, { consumer: surface.consumer, topology: 'remote' });
     const before = new Map([...toolset.wireTargets()].map(([name, t]) => [JSON.stringify(t), name]));
-    const extra = surface.action('domain:organizationSettings.billingAccounts.invoiceLineItems.adjustments.taxOverrides.applyRegionalRule9x', () => null, {
-      description: 'One more.',
-    });
+    const extra = surface.action(
+      'domain:organizationSettings.billingAccounts.invoiceLineItems.adjustments.taxOverrides.applyRegionalRule9x',
+      () => null,
+      {
+        description: 'One more.',
+      },
+    );
     extra.unregister();
     surface.action('domain:zzz.late', () => null, { description: 'Late.' });
     const after = new Map([...toolset.wireTargets()].map(([name, t]) => [JSON.stringify(t), name]));
@@ -80,7 +90,9 @@ describe('provider fit', () => {
   it('routes a call on a shortened, instance-qualified name to the right instance', async () => {
     const { surface } = bigCatalog();
     const toolset = createAgentToolset(surface.registry, { consumer: surface.consumer, topology: 'remote' });
-    const [name, target] = [...toolset.wireTargets()].find(([, t]) => t.instanceId === 'row 3 / region "north"' && t.capabilityId.includes('Grid5'))!;
+    const [name, target] = [...toolset.wireTargets()].find(
+      ([, t]) => t.instanceId === 'row 3 / region "north"' && t.capabilityId.includes('Grid5'),
+    )!;
     const tool = toolset.tools().find((t) => t.name === name)!;
     const result = await tool.execute({ note: 'hi' });
     assert.equal(result.ok, true, JSON.stringify(result));

@@ -28,30 +28,50 @@ function devices() {
   live.push(surface);
   const calls: string[] = [];
   const handles = {
-    select: surface.action('view:devices.table.selectRows', (input) => (calls.push(`select ${JSON.stringify(input)}`), { selected: 1 }), {
-      instanceId: 'main',
-      description: 'Select rows of the devices table.',
-      inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
-    }),
-    disable: surface.action('domain:devices.disable', (input) => (calls.push(`disable ${input.id}`), { disabled: input.id }), {
-      effect: 'destructive',
-      confirmation: 'required',
-      description: 'Disable a device.',
-      inputSchema: idSchema,
-    }),
+    select: surface.action(
+      'view:devices.table.selectRows',
+      (input) => (calls.push(`select ${JSON.stringify(input)}`), { selected: 1 }),
+      {
+        instanceId: 'main',
+        description: 'Select rows of the devices table.',
+        inputSchema: {
+          type: 'object',
+          properties: { ids: { type: 'array', items: { type: 'string' } } },
+          additionalProperties: false,
+        },
+      },
+    ),
+    disable: surface.action(
+      'domain:devices.disable',
+      (input) => (calls.push(`disable ${input.id}`), { disabled: input.id }),
+      {
+        effect: 'destructive',
+        confirmation: 'required',
+        description: 'Disable a device.',
+        inputSchema: idSchema,
+      },
+    ),
     rename: surface.action('domain:devices.rename', () => ({ ok: true }), {
       effect: 'server-mutation',
       description: 'Rename a device.',
       inputSchema: idSchema,
       state: { available: false, unavailableReason: 'select exactly one device' },
     }),
-    count: surface.observation('domain:devices.count', () => 3, { description: 'How many devices there are.' }),
-    billing: surface.action('domain:billing.refund', () => ({}), { effect: 'server-mutation', description: 'Refund an invoice.' }),
+    count: surface.observation('domain:devices.count', () => 3, {
+      description: 'How many devices there are.',
+    }),
+    billing: surface.action('domain:billing.refund', () => ({}), {
+      effect: 'server-mutation',
+      description: 'Refund an invoice.',
+    }),
   };
   return { surface, registry: surface.registry, handles, calls };
 }
 
-function toolset(registry: ReturnType<typeof devices>['registry'], options: Partial<AgentToolsetOptions> = {}): AgentToolset {
+function toolset(
+  registry: ReturnType<typeof devices>['registry'],
+  options: Partial<AgentToolsetOptions> = {},
+): AgentToolset {
   return createAgentToolset(registry, { consumer, topology: 'embedded', ...options } as AgentToolsetOptions);
 }
 
@@ -71,17 +91,40 @@ describe('createAgentToolset options', () => {
       [{ consumer, topology: 'embedded', scope: ['devices..table'] }, /is not a prefix/],
       [{ consumer, topology: 'embedded', scope: ['admin:devices'] }, /is not a prefix/],
       [{ consumer, topology: 'embedded', scope: [42] }, /is not a prefix/],
-      [{ consumer, mode: 'meta', topology: 'remote', budget: { maxComponents: -1 } }, /maxComponents must be a non-negative integer/],
-      [{ consumer, mode: 'meta', topology: 'remote', budget: { maxTokens: 5 } }, /unknown budget key "maxTokens"/],
+      [
+        { consumer, mode: 'meta', topology: 'remote', budget: { maxComponents: -1 } },
+        /maxComponents must be a non-negative integer/,
+      ],
+      [
+        { consumer, mode: 'meta', topology: 'remote', budget: { maxTokens: 5 } },
+        /unknown budget key "maxTokens"/,
+      ],
       [{ consumer, topology: 'embedded', confirmation: 'wait' }, /unknown option "confirmation"/],
     ];
     for (const [options, message] of cases) {
-      assert.throws(() => createAgentToolset(registry, options as AgentToolsetOptions), message, JSON.stringify(options));
+      assert.throws(
+        () => createAgentToolset(registry, options as AgentToolsetOptions),
+        message,
+        JSON.stringify(options),
+      );
     }
-    assert.throws(() => createAgentToolset({} as never, { consumer, topology: 'embedded' }), /registry from createAgentSurfaceRegistry/);
+    assert.throws(
+      () => createAgentToolset({} as never, { consumer, topology: 'embedded' }),
+      /registry from createAgentSurfaceRegistry/,
+    );
     // Valid: scope in both modes, budget in meta, an explicit confirmation mode without topology.
-    createAgentToolset(registry, { consumer, confirmations: 'wait', scope: ['devices', 'view:devices.table', 'domain:'] });
-    createAgentToolset(registry, { consumer, mode: 'meta', topology: 'remote', scope: ['devices'], budget: { maxComponents: 3, maxBytes: 4096 } });
+    createAgentToolset(registry, {
+      consumer,
+      confirmations: 'wait',
+      scope: ['devices', 'view:devices.table', 'domain:'],
+    });
+    createAgentToolset(registry, {
+      consumer,
+      mode: 'meta',
+      topology: 'remote',
+      scope: ['devices'],
+      budget: { maxComponents: 3, maxBytes: 4096 },
+    });
   });
 });
 
@@ -109,7 +152,10 @@ describe('direct mode', () => {
     assert.deepEqual(rename.state, { available: false, unavailableReason: 'select exactly one device' });
     assert.doesNotMatch(rename.description, /select exactly one/);
     const select = tools.find((t) => t.name.startsWith('view_'))!;
-    assert.match(select.description, /^Select rows of the devices table\.\n\[view action · effect: local-state · confirmation: never · id: view:devices\.table\.selectRows · instance: "main"\]$/);
+    assert.match(
+      select.description,
+      /^Select rows of the devices table\.\n\[view action · effect: local-state · confirmation: never · id: view:devices\.table\.selectRows · instance: "main"\]$/,
+    );
     for (const tool of tools) {
       assert.ok(Object.isFrozen(tool));
       assert.equal(tool.inputSchema.type, 'object');
@@ -120,7 +166,10 @@ describe('direct mode', () => {
     const { registry, handles } = devices();
     const ts = toolset(registry);
     const before = ts.tools().find((t) => t.name === 'domain_devices__rename')!;
-    assert.equal(ts.capabilityState(), 'Current capability state:\n- domain_devices__rename: unavailable: select exactly one device');
+    assert.equal(
+      ts.capabilityState(),
+      'Current capability state:\n- domain_devices__rename: unavailable: select exactly one device',
+    );
     handles.rename.update({ available: true, note: 'device d7 selected' });
     handles.count.update({ available: false });
     const afterTools = ts.tools();
@@ -159,17 +208,46 @@ describe('direct mode', () => {
   it('follows scope and policies: hidden capabilities have no tool', () => {
     const { registry } = devices();
     assert.deepEqual(
-      toolset(registry, { scope: ['devices'] }).tools().map((t) => t.name),
-      ['domain_devices__count', 'domain_devices__disable', 'domain_devices__rename', 'view_devices__table__selectRows_at_main'],
+      toolset(registry, { scope: ['devices'] })
+        .tools()
+        .map((t) => t.name),
+      [
+        'domain_devices__count',
+        'domain_devices__disable',
+        'domain_devices__rename',
+        'view_devices__table__selectRows_at_main',
+      ],
     );
-    assert.deepEqual(toolset(registry, { scope: ['view:devices'] }).tools().map((t) => t.name), ['view_devices__table__selectRows_at_main']);
-    registry.setPolicies([{ name: 'no-billing', discover: ({ capability }) => !capability.capabilityId.startsWith('domain:billing') }]);
-    assert.ok(!toolset(registry).tools().some((t) => t.name.includes('billing')));
+    assert.deepEqual(
+      toolset(registry, { scope: ['view:devices'] })
+        .tools()
+        .map((t) => t.name),
+      ['view_devices__table__selectRows_at_main'],
+    );
+    registry.setPolicies([
+      {
+        name: 'no-billing',
+        discover: ({ capability }) => !capability.capabilityId.startsWith('domain:billing'),
+      },
+    ]);
+    assert.ok(
+      !toolset(registry)
+        .tools()
+        .some((t) => t.name.includes('billing')),
+    );
   });
 
   it('maps wire names back through wireNameMap() and wireTargets()', () => {
     const { surface, registry } = devices();
-    surface.action('view:devices.table.selectRows', () => ({}), { instanceId: 'side panel', description: 'Select rows of the devices table.', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } } }, additionalProperties: false } });
+    surface.action('view:devices.table.selectRows', () => ({}), {
+      instanceId: 'side panel',
+      description: 'Select rows of the devices table.',
+      inputSchema: {
+        type: 'object',
+        properties: { ids: { type: 'array', items: { type: 'string' } } },
+        additionalProperties: false,
+      },
+    });
     const ts = toolset(registry);
     const names = ts.wireNameMap();
     assert.equal(names.size, ts.tools().length);
@@ -177,7 +255,10 @@ describe('direct mode', () => {
     assert.equal(names.get('view_devices__table__selectRows_at_main'), 'view:devices.table.selectRows');
     const side = ts.tools().find((t) => t.name.includes('side_panel'))!;
     assert.match(side.name, /^view_devices__table__selectRows_at_side_panel-[0-9a-z]{8}$/);
-    assert.deepEqual(ts.wireTargets().get(side.name), { capabilityId: 'view:devices.table.selectRows', instanceId: 'side panel' });
+    assert.deepEqual(ts.wireTargets().get(side.name), {
+      capabilityId: 'view:devices.table.selectRows',
+      instanceId: 'side panel',
+    });
     assert.deepEqual(ts.wireTargets().get('domain_devices__count'), { capabilityId: 'domain:devices.count' });
     assert.equal(ts.wireNameMap(), names, 'the same map while nothing changed');
   });
@@ -294,7 +375,9 @@ describe('confirmations', () => {
 
   it('wait: a denial comes back as CONFIRMATION_INVALID and nothing runs', async () => {
     const { surface, registry, calls } = devices();
-    const disable = toolset(registry).tools().find((t) => t.name === 'domain_devices__disable')!;
+    const disable = toolset(registry)
+      .tools()
+      .find((t) => t.name === 'domain_devices__disable')!;
     const pending = disable.execute({ id: 'd1' });
     await surface.denyNext('not that one');
     const result = await pending;
@@ -307,7 +390,11 @@ describe('confirmations', () => {
     const surface = createTestSurface({ consumer, limits: { confirmationTtlMs: 30 } });
     live.push(surface);
     let ran = 0;
-    surface.action('domain:devices.wipe', () => ++ran, { effect: 'destructive', confirmation: 'required', description: 'Wipe.' });
+    surface.action('domain:devices.wipe', () => ++ran, {
+      effect: 'destructive',
+      confirmation: 'required',
+      description: 'Wipe.',
+    });
     const tool = createAgentToolset(surface.registry, { consumer, confirmations: 'wait' }).tools()[0]!;
     const result = await tool.execute({});
     assert.equal(!result.ok && result.error.code, 'CONFIRMATION_INVALID');
@@ -390,7 +477,10 @@ describe('catalog collisions', () => {
     surface.action('view:a_at_b', () => 'odd id', { description: 'Odd id.' });
     const hashed = createAgentToolset(surface.registry, { consumer, topology: 'embedded' }).tools()[0]!.name;
     assert.match(hashed, /^view_a_at_b-[0-9a-z]{8}$/);
-    surface.action('view:a', () => 'instance', { description: 'Spoofing instance.', instanceId: hashed.slice('view_a_at_'.length) });
+    surface.action('view:a', () => 'instance', {
+      description: 'Spoofing instance.',
+      instanceId: hashed.slice('view_a_at_'.length),
+    });
     surface.action('domain:bystander', () => 'bystander', { description: 'Unrelated.' });
     const ts = createAgentToolset(surface.registry, { consumer, topology: 'embedded' });
     const names = ts.tools().map((t) => t.name);
@@ -409,7 +499,9 @@ describe('catalog collisions', () => {
     // Each name still reaches its own capability.
     for (const tool of ts.tools()) {
       const result = await tool.execute({});
-      const expected = { domain_bystander: 'bystander' }[tool.name as 'domain_bystander'] ?? (targets.get(tool.name)!.instanceId ? 'instance' : 'odd id');
+      const expected =
+        { domain_bystander: 'bystander' }[tool.name as 'domain_bystander'] ??
+        (targets.get(tool.name)!.instanceId ? 'instance' : 'odd id');
       assert.deepEqual(result.ok && result.output, expected);
     }
   });
@@ -426,7 +518,10 @@ describe('toToolResult', () => {
       content: [{ type: 'text', text: '[1,"x"]' }],
       isError: false,
     });
-    assert.deepEqual(toToolResult({ ok: true, output: null, invocationId: 'i', surfaceVersion: 'v' }).content[0]!.text, 'null');
+    assert.deepEqual(
+      toToolResult({ ok: true, output: null, invocationId: 'i', surfaceVersion: 'v' }).content[0]!.text,
+      'null',
+    );
     const error = {
       code: 'CONFIRMATION_REQUIRED' as const,
       message: 'needs the person',
@@ -437,7 +532,12 @@ describe('toToolResult', () => {
     assert.equal(failed.isError, true);
     assert.deepEqual(JSON.parse(failed.content[0]!.text), error);
     assert.deepEqual(failed.structuredContent, { error });
-    const bare = toToolResult({ ok: false, error: { code: 'TIMEOUT', message: 't', retry: 'yes' }, invocationId: 'i', surfaceVersion: 'v' });
+    const bare = toToolResult({
+      ok: false,
+      error: { code: 'TIMEOUT', message: 't', retry: 'yes' },
+      invocationId: 'i',
+      surfaceVersion: 'v',
+    });
     assert.deepEqual(JSON.parse(bare.content[0]!.text), { code: 'TIMEOUT', message: 't', retry: 'yes' });
   });
 });

@@ -9,7 +9,8 @@ import {
   WIRE_NAME_PATTERN,
 } from '../../src/core/wire-names.js';
 
-const isCanonicalCapabilityId = (id: string) => /^(view|domain):[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*$/.test(id);
+const isCanonicalCapabilityId = (id: string) =>
+  /^(view|domain):[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)*$/.test(id);
 
 const segment = fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,12}$/);
 const canonicalId = fc
@@ -20,8 +21,21 @@ const anyId = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   canonicalId,
-  fc.array(fc.oneof(segment, fc.constant(''), fc.string({ maxLength: 5 })), { maxLength: 6 }).map((p) => `view:${p.join('.')}`),
-  fc.constantFrom('', ':', '.', 'view:', 'view:a..b', 'domain:a_b', 'view:1a', 'VIEW:a', 'view:a.b-c', 'view:é.ü'),
+  fc
+    .array(fc.oneof(segment, fc.constant(''), fc.string({ maxLength: 5 })), { maxLength: 6 })
+    .map((p) => `view:${p.join('.')}`),
+  fc.constantFrom(
+    '',
+    ':',
+    '.',
+    'view:',
+    'view:a..b',
+    'domain:a_b',
+    'view:1a',
+    'VIEW:a',
+    'view:a.b-c',
+    'view:é.ü',
+  ),
 );
 const anyInstance = fc.oneof(
   fc.constant(undefined),
@@ -37,8 +51,14 @@ describe('encodeWireName', () => {
   });
 
   it('appends _at_<instance> for an instance', () => {
-    assert.equal(encodeWireName('view:devices.table.selectRows', 'main'), 'view_devices__table__selectRows_at_main');
-    assert.equal(encodeWireName('view:devices.table.selectRows', 'row-7_b'), 'view_devices__table__selectRows_at_row-7_b');
+    assert.equal(
+      encodeWireName('view:devices.table.selectRows', 'main'),
+      'view_devices__table__selectRows_at_main',
+    );
+    assert.equal(
+      encodeWireName('view:devices.table.selectRows', 'row-7_b'),
+      'view_devices__table__selectRows_at_row-7_b',
+    );
   });
 
   it('escapes and hashes instance ids that are not plain tokens', () => {
@@ -67,7 +87,10 @@ describe('encodeWireName', () => {
     // The plane, the first segment and the last ones stay readable; the middle goes.
     assert.equal(name, `domain_segmentNumber0__segmentNumber10__segmentNumber11-${name.slice(-8)}`);
     assert.match(
-      encodeWireName('view:warehouseInventoryDashboard.stockLevelsGrid5.selectRowsMatchingFilter', 'row 3 / region "north"'),
+      encodeWireName(
+        'view:warehouseInventoryDashboard.stockLevelsGrid5.selectRowsMatchingFilter',
+        'row 3 / region "north"',
+      ),
       /^view_selectRowsMatchingFilter_at_row_3___region__north_-[0-9a-z]{8}$/,
     );
     assert.equal(encodeWireName(id), name);
@@ -82,7 +105,8 @@ describe('encodeWireName', () => {
         const name = encodeWireName(id, instanceId);
         assert.match(name, WIRE_NAME_PATTERN);
         assert.equal(encodeWireName(id, instanceId), name, 'deterministic');
-        for (let level = 1; level <= 16; level++) assert.match(encodeWireNameAtLevel(id, instanceId, level), WIRE_NAME_PATTERN);
+        for (let level = 1; level <= 16; level++)
+          assert.match(encodeWireNameAtLevel(id, instanceId, level), WIRE_NAME_PATTERN);
       }),
       { numRuns: 2000 },
     );
@@ -105,7 +129,10 @@ describe('names without a hyphen', () => {
   const trickyId = fc
     .tuple(fc.constantFrom('view', 'domain'), fc.array(tiny, { minLength: 1, maxLength: 4 }))
     .map(([plane, path]) => `${plane}:${path.join('.')}`);
-  const trickyInstance = fc.option(fc.constantFrom('at', 'b', 'at_b', 'b_at_c', 'a__at', 'at_at_', '0', 'x-1'), { nil: undefined });
+  const trickyInstance = fc.option(
+    fc.constantFrom('at', 'b', 'at_b', 'b_at_c', 'a__at', 'at_at_', '0', 'x-1'),
+    { nil: undefined },
+  );
   it('are injective: distinct targets never share one', () => {
     fc.assert(
       fc.property(trickyId, trickyInstance, trickyId, trickyInstance, (a, ai, b, bi) => {
@@ -152,10 +179,15 @@ describe('decodeWireName', () => {
 
 describe('assignWireNames', () => {
   // An encoder that collides on purpose, to exercise the catalog-level resolution.
-  const clumsy = (id: string, instanceId: string | undefined) => (id.startsWith('view:x') ? 'view_x' : encodeWireName(id, instanceId));
+  const clumsy = (id: string, instanceId: string | undefined) =>
+    id.startsWith('view:x') ? 'view_x' : encodeWireName(id, instanceId);
 
   it('re-encodes colliding names with a longer hash and leaves the others alone', () => {
-    const entries = [{ capabilityId: 'view:x.a' }, { capabilityId: 'view:x.b' }, { capabilityId: 'domain:y' }];
+    const entries = [
+      { capabilityId: 'view:x.a' },
+      { capabilityId: 'view:x.b' },
+      { capabilityId: 'domain:y' },
+    ];
     const names = assignWireNames(entries, clumsy);
     const a = names.get(entries[0]!)!;
     const b = names.get(entries[1]!)!;
@@ -177,15 +209,21 @@ describe('assignWireNames', () => {
 
   it('keeps names unique and stable for a large catalog', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(anyId, anyInstance), { maxLength: 60, selector: ([id, inst]) => `${id}\u0000${inst ?? '\u0001'}` }), (pairs) => {
-        const entries = pairs.map(([capabilityId, instanceId]) => ({ capabilityId, instanceId }));
-        const names = assignWireNames(entries);
-        const all = [...names.values()];
-        assert.equal(new Set(all).size, all.length);
-        for (const name of all) assert.match(name, WIRE_NAME_PATTERN);
-        const fewer = assignWireNames(entries.slice(1));
-        for (const entry of entries.slice(1)) assert.equal(fewer.get(entry), names.get(entry));
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(anyId, anyInstance), {
+          maxLength: 60,
+          selector: ([id, inst]) => `${id}\u0000${inst ?? '\u0001'}`,
+        }),
+        (pairs) => {
+          const entries = pairs.map(([capabilityId, instanceId]) => ({ capabilityId, instanceId }));
+          const names = assignWireNames(entries);
+          const all = [...names.values()];
+          assert.equal(new Set(all).size, all.length);
+          for (const name of all) assert.match(name, WIRE_NAME_PATTERN);
+          const fewer = assignWireNames(entries.slice(1));
+          for (const entry of entries.slice(1)) assert.equal(fewer.get(entry), names.get(entry));
+        },
+      ),
       { numRuns: 300 },
     );
   });
