@@ -1,5 +1,5 @@
 import { ContextProvider } from '@lit/context';
-import { LitElement, css, html, type PropertyValues } from 'lit';
+import { LitElement, css, html, type PropertyDeclaration, type PropertyValues } from 'lit';
 import { createAgentSurfaceRegistry } from '../core/registry.js';
 import { createAgentToolset } from '../core/toolset.js';
 import type {
@@ -87,6 +87,19 @@ export class AgentSurfaceElement extends LitElement {
       );
     }
     return createAgentToolset(registry, options);
+  }
+
+  override requestUpdate(
+    name?: PropertyKey,
+    oldValue?: unknown,
+    options?: PropertyDeclaration,
+    useNewValue?: boolean,
+    newValue?: unknown,
+  ): void {
+    super.requestUpdate(name, oldValue, options, useNewValue, newValue);
+    // The registry follows its inputs at once: `surface.registry` is there right after `surface.authority = …`.
+    if ((name === 'authority' || name === 'registry' || name === 'policies') && this.isConnected)
+      this._sync();
   }
 
   override connectedCallback(): void {

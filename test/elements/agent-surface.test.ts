@@ -55,6 +55,17 @@ describe('<agent-surface>', () => {
     expect(event.detail.confirmation.capabilityId).to.equal('domain:wipe');
   });
 
+  it('has its registry as soon as it is given an authority, and drops it when the authority goes', async () => {
+    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface></agent-surface>`);
+    const authority = devAuthority();
+    surface.authority = authority;
+    const registry = surface.registry!;
+    expect(registry.authority).to.equal(authority);
+    surface.authority = undefined;
+    expect(surface.registry).to.equal(undefined);
+    expect(registry.disposed).to.equal(true);
+  });
+
   it('uses a registry it is given and never disposes it', async () => {
     const registry = createAgentSurfaceRegistry({ authority: devAuthority() });
     const surface = await fixture<AgentSurfaceElement>(
