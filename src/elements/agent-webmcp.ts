@@ -1,7 +1,6 @@
 import { ContextConsumer } from '@lit/context';
 import { LitElement, css, type PropertyValues } from 'lit';
 import type { AgentSurfaceRegistry } from '../core/types.js';
-import { createWebMcpAdapter } from '../webmcp/adapter.js';
 import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpAdapterStatus } from '../webmcp/types.js';
 import { ensureContextRoot, registryContext } from './context.js';
 
@@ -55,11 +54,15 @@ export class AgentWebMcpElement extends LitElement {
     confirm: { attribute: false },
   };
 
+  /** Scope entries (comma- or space-separated) that narrow what is exposed, e.g. `devices view:settings`. */
   declare scope: string | undefined;
   /** The `prefix` attribute (`Element.prefix` is the DOM's namespace prefix, hence the name). */
   declare toolPrefix: string | undefined;
+  /** The consumer id the calls carry (kind `webmcp`). Default `webmcp`. */
   declare consumer: string | undefined;
+  /** Milliseconds a call waits for a person's decision. Default 120000. */
   declare confirmationTtl: number | undefined;
+  /** Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped` or `error`. */
   declare status: AgentWebMcpStatus;
   declare registry: AgentSurfaceRegistry | undefined;
   declare modelContext: WebMcpAdapterOptions['modelContext'];
@@ -149,6 +152,10 @@ export class AgentWebMcpElement extends LitElement {
       if (!registry || generation !== this._generation) return;
       let adapter: WebMcpAdapter;
       try {
+        // Loaded on first start, so pages that only use the other elements don't pay for it.
+        const { createWebMcpAdapter } = await import('../webmcp/adapter.js');
+        // A reconfiguration while loading took over: it found no adapter to stop, so start none.
+        if (generation !== this._generation) return;
         const options: WebMcpAdapterOptions = { eventTarget: this };
         if (this.toolPrefix) options.prefix = this.toolPrefix;
         if (this.confirmationTtl !== undefined && this.confirmationTtl !== null) options.confirmationTtlMs = this.confirmationTtl;
