@@ -8,7 +8,8 @@
  * - `devAuthority()` admits any valid contract, warns once per capability that it does so, and
  *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
  */
-import { canonicalJson, checkJson } from './canonical-json.js';
+import { canonicalJson, checkJson, jsonPointer } from './canonical-json.js';
+import { deepFreeze } from './confirmations.js';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,
@@ -47,16 +48,22 @@ export type UnauthorizedReason =
 
 const VALID: ValidationOutcome = Object.freeze({ valid: true });
 
-function escapeToken(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
+/** An `UNAUTHORIZED_CONTRACT` refusal; every one says how to get a token. */
 function refuse(
-  code: 'UNAUTHORIZED_CONTRACT' | 'INVALID_CONTRACT',
-  message: string,
-  details: JsonObject,
+  id: string,
+  problem: string,
+  reason: UnauthorizedReason,
+  details?: JsonObject,
+  tail = '.',
 ): RefusedContract {
-  return { ok: false, error: { code, message, details } };
+  return {
+    ok: false,
+    error: {
+      code: 'UNAUTHORIZED_CONTRACT',
+      message: `Capability "${id}" ${problem}run \`agent-surface compile\` and use the token it gives${tail}`,
+      details: { capabilityId: id, reason, ...details },
+    },
+  };
 }
 
 function invalid(contract: unknown, problems: Parameters<typeof invalidContractError>[1]): RefusedContract {
@@ -68,60 +75,33 @@ function invalid(contract: unknown, problems: Parameters<typeof invalidContractE
 
 type AjvError = NonNullable<StandaloneValidator['errors']>[number];
 
+/** ajv keywords whose error names a property: the param that holds it, and what is wrong with it. */
+const AJV_PROPERTY_ERRORS: Readonly<Record<string, readonly [param: string, message: string]>> = {
+  required: ['missingProperty', 'is required'],
+  dependentRequired: ['missingProperty', 'is required'],
+  dependencies: ['missingProperty', 'is required'],
+  additionalProperties: ['additionalProperty', 'is not an allowed property'],
+  unevaluatedProperties: ['unevaluatedProperty', 'is not an allowed property'],
+  propertyNames: ['propertyName', 'is not an allowed property name'],
+};
+
 function ajvIssue(e: AjvError): ValidationIssue {
   const params = (e.params ?? {}) as Record<string, unknown>;
-  const base = e.instancePath ?? '';
-  switch (e.keyword) {
-    case 'required':
-    case 'dependentRequired':
-    case 'dependencies':
-      if (typeof params.missingProperty === 'string') {
-        return {
-          path: `${base}/${escapeToken(params.missingProperty)}`,
-          message: 'is required',
-          keyword: e.keyword,
-        };
-      }
-      break;
-    case 'additionalProperties':
-      if (typeof params.additionalProperty === 'string') {
-        return {
-          path: `${base}/${escapeToken(params.additionalProperty)}`,
-          message: 'is not an allowed property',
-          keyword: e.keyword,
-        };
-      }
-      break;
-    case 'unevaluatedProperties':
-      if (typeof params.unevaluatedProperty === 'string') {
-        return {
-          path: `${base}/${escapeToken(params.unevaluatedProperty)}`,
-          message: 'is not an allowed property',
-          keyword: e.keyword,
-        };
-      }
-      break;
-    case 'propertyNames':
-      if (typeof params.propertyName === 'string') {
-        return {
-          path: `${base}/${escapeToken(params.propertyName)}`,
-          message: 'is not an allowed property name',
-          keyword: e.keyword,
-        };
-      }
-      break;
-    case 'enum':
-      if (Array.isArray(params.allowedValues)) {
-        const allowed = params.allowedValues.map((v) => JSON.stringify(v)).join(', ');
-        return {
-          path: base,
-          message: `must be one of ${allowed.length > 200 ? allowed.slice(0, 200) + '…' : allowed}`,
-          keyword: e.keyword,
-        };
-      }
-      break;
+  const { keyword } = e;
+  const path = e.instancePath ?? '';
+  const named = Object.hasOwn(AJV_PROPERTY_ERRORS, keyword) ? AJV_PROPERTY_ERRORS[keyword] : undefined;
+  const property = named && params[named[0]];
+  if (typeof property === 'string')
+    return { path: path + jsonPointer([property]), message: named![1], keyword };
+  if (keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    const allowed = params.allowedValues.map((v) => JSON.stringify(v)).join(', ');
+    return {
+      path,
+      message: `must be one of ${allowed.length > 200 ? allowed.slice(0, 200) + '…' : allowed}`,
+      keyword,
+    };
   }
-  return { path: base, message: e.message ?? `fails "${e.keyword}"`, keyword: e.keyword };
+  return { path, message: e.message ?? `fails "${keyword}"`, keyword };
 }
 
 /** Issues from an ajv validator's `errors`; the bookkeeping errors ajv adds for `if` are dropped. */
@@ -159,24 +139,14 @@ interface CfModule {
 }
 
 // Keywords that only report that a subschema failed; the subschema's own errors say where and why.
-const CF_APPLICATORS = new Set([
-  'properties',
-  'patternProperties',
-  'additionalProperties',
-  'unevaluatedProperties',
-  'items',
-  'prefixItems',
-  'additionalItems',
-  'unevaluatedItems',
-  'allOf',
-  '$ref',
-  '$recursiveRef',
-  '$dynamicRef',
-  'dependentSchemas',
-  'if',
-  'then',
-  'else',
-]);
+const CF_APPLICATORS = new Set(
+  (
+    'properties patternProperties additionalProperties unevaluatedProperties items prefixItems additionalItems ' +
+    'unevaluatedItems allOf $ref $recursiveRef $dynamicRef dependentSchemas if then else'
+  ).split(' '),
+);
+/** Keywords whose subschemas fail by design when the keyword itself fails. */
+const CF_COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'contains']);
 
 function cfPointer(location: string): string {
   const raw = location.startsWith('#') ? location.slice(1) : location;
@@ -195,47 +165,34 @@ export function issuesFromCfworkerErrors(errors: readonly CfOutputUnit[]): Valid
   for (const e of errors) {
     if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') {
       const m = /^Property "(.*)" does not match/.exec(e.error);
-      if (m) disallowed.add(`${cfPointer(e.instanceLocation)}/${escapeToken(m[1])}`);
-    } else if (
-      e.keyword === 'anyOf' ||
-      e.keyword === 'oneOf' ||
-      e.keyword === 'not' ||
-      e.keyword === 'contains'
-    ) {
+      if (m) disallowed.add(cfPointer(e.instanceLocation) + jsonPointer([m[1]]));
+    } else if (CF_COMBINATORS.has(e.keyword)) {
       combinators.push(e.keywordLocation + '/');
     }
   }
   const out: ValidationIssue[] = [];
   for (const e of errors) {
-    if (CF_APPLICATORS.has(e.keyword)) continue;
+    const { keyword } = e;
+    if (CF_APPLICATORS.has(keyword)) continue;
     // The branches of anyOf / oneOf / not all fail by design: the combinator's own error is the issue.
     if (combinators.some((prefix) => e.keywordLocation.startsWith(prefix))) continue;
     const path = cfPointer(e.instanceLocation);
-    if (e.keyword === 'required') {
-      const m = /required property "(.*)"\.?$/.exec(e.error);
-      if (m) {
-        out.push({ path: `${path}/${escapeToken(m[1])}`, message: 'is required', keyword: 'required' });
-        continue;
-      }
-    }
-    if (e.keyword === 'dependentRequired' || e.keyword === 'dependencies') {
-      const m = /but does not have "(.*)"\.$/.exec(e.error);
-      if (m) {
-        out.push({ path: `${path}/${escapeToken(m[1])}`, message: 'is required', keyword: e.keyword });
-        continue;
-      }
-      // "…does not match dependant schema": the subschema's own errors follow.
-      if (/dependant schema/.test(e.error)) continue;
-    }
-    if (e.keyword === 'false') {
-      out.push(
-        disallowed.has(path)
-          ? { path, message: 'is not an allowed property', keyword: 'additionalProperties' }
-          : { path, message: 'is not allowed here', keyword: 'false' },
-      );
-      continue;
-    }
-    out.push({ path, message: e.error, keyword: e.keyword });
+    const dependent = keyword === 'dependentRequired' || keyword === 'dependencies';
+    const missing =
+      keyword === 'required'
+        ? /required property "(.*)"\.?$/.exec(e.error)
+        : dependent && /but does not have "(.*)"\.$/.exec(e.error);
+    // "…does not match dependant schema": the subschema's own errors follow.
+    if (!missing && dependent && /dependant schema/.test(e.error)) continue;
+    out.push(
+      missing
+        ? { path: path + jsonPointer([missing[1]]), message: 'is required', keyword }
+        : keyword !== 'false'
+          ? { path, message: e.error, keyword }
+          : disallowed.has(path)
+            ? { path, message: 'is not an allowed property', keyword: 'additionalProperties' }
+            : { path, message: 'is not allowed here', keyword },
+    );
     if (out.length >= MAX_VALIDATION_ISSUES) break;
   }
   return out.length ? out : [{ path: '', message: 'does not match the schema' }];
@@ -299,14 +256,6 @@ interface PreparedEntry {
   entry: AuthorityEntry;
   canonical: string;
   admitted: AdmittedContract;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** Key-order-insensitive equality of plain JSON data; anything unusual compares unequal. */
@@ -455,31 +404,31 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       if (!normalized.ok) return invalid(contract, normalized.problems);
       const id = normalized.contract.id;
       const known = byId.get(id);
-      const base = { capabilityId: id };
-      const recompile = 'run `agent-surface compile` and use the token it gives';
-
-      if (token === undefined || token === null || token === '') {
+      if (token === undefined || token === null || token === '')
         return refuse(
-          'UNAUTHORIZED_CONTRACT',
-          `Capability "${id}" has no token: ${recompile} (or use devAuthority() while developing).`,
-          { ...base, reason: 'missing-token' },
+          id,
+          'has no token: ',
+          'missing-token',
+          {},
+          ' (or use devAuthority() while developing).',
         );
-      }
-      const tokenOwner = typeof token === 'string' ? idByToken.get(token) : undefined;
+      const tokenOwner = idByToken.get(token);
       if (tokenOwner === undefined) {
         return refuse(
-          'UNAUTHORIZED_CONTRACT',
+          id,
           known
-            ? `Capability "${id}" carries a token this build did not issue (the manifest has another token for it): ${recompile}.`
-            : `Capability "${id}" is not in this build's manifest and its token is unknown: add it to the compiled sources and ${recompile}.`,
-          { ...base, reason: 'unknown-token', inManifest: known !== undefined },
+            ? 'carries a token this build did not issue (the manifest has another token for it): '
+            : "is not in this build's manifest and its token is unknown: add it to the compiled sources and ",
+          'unknown-token',
+          { inManifest: known !== undefined },
         );
       }
       if (tokenOwner !== id) {
         return refuse(
-          'UNAUTHORIZED_CONTRACT',
-          `Capability "${id}" carries the token of "${tokenOwner}": each capability needs its own token; ${recompile}.`,
-          { ...base, reason: 'token-of-another-contract', tokenOf: tokenOwner },
+          id,
+          `carries the token of "${tokenOwner}": each capability needs its own token; `,
+          'token-of-another-contract',
+          { tokenOf: tokenOwner },
         );
       }
       // known is defined: the token belongs to this id.
@@ -487,9 +436,10 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       if (canonicalJson(normalized.contract) !== prepared.canonical) {
         const fields = differingFields(normalized.contract, prepared.entry.contract);
         return refuse(
-          'UNAUTHORIZED_CONTRACT',
-          `Capability "${id}" declares a contract that differs from the one this build authorized (${fields.join(', ')}): ${recompile}.`,
-          { ...base, reason: 'contract-differs', fields },
+          id,
+          `declares a contract that differs from the one this build authorized (${fields.join(', ')}): `,
+          'contract-differs',
+          { fields },
         );
       }
       return prepared.admitted;

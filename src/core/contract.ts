@@ -4,7 +4,7 @@
  * is checked by the compiler, since ajv never ships to the browser.
  */
 import { parseCapabilityId } from './capability-id.js';
-import { canonicalJson, checkJson, utf8Length } from './canonical-json.js';
+import { canonicalCopy, canonicalJson, checkJson, utf8Length } from './canonical-json.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import type {
   CapabilityConcurrency,
@@ -58,19 +58,6 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<CapabilityKind, CapabilityConc
   observation: 'parallel',
 });
 
-const CONTRACT_KEYS = new Set([
-  'id',
-  'kind',
-  'effect',
-  'confirmation',
-  'description',
-  'inputSchema',
-  'outputSchema',
-  'untrustedOutput',
-  'concurrency',
-  'timeoutMs',
-]);
-
 /** The fields an agent sees: a change to any of them changes the token (so do the others). */
 export const MODEL_VISIBLE_FIELDS = Object.freeze([
   'id',
@@ -82,6 +69,8 @@ export const MODEL_VISIBLE_FIELDS = Object.freeze([
   'outputSchema',
   'untrustedOutput',
 ] as const);
+
+const CONTRACT_KEYS = new Set<string>([...MODEL_VISIBLE_FIELDS, 'concurrency', 'timeoutMs']);
 
 export interface ContractProblem {
   /** The contract field at fault (`""` for the contract as a whole). */
@@ -95,183 +84,126 @@ interface Inspection {
   normalized?: NormalizedContract;
 }
 
-function quote(v: unknown): string {
-  return typeof v === 'string'
-    ? JSON.stringify(v)
-    : v === undefined
-      ? 'undefined'
-      : typeof v === 'object'
-        ? (JSON.stringify(v) ?? typeof v)
-        : String(v);
-}
-
 function oneOf(values: readonly string[]): string {
   return values.map((v) => `"${v}"`).join(', ');
+}
+
+function quote(v: unknown): string {
+  return typeof v === 'string' || (v !== null && typeof v === 'object')
+    ? (JSON.stringify(v) ?? typeof v)
+    : String(v);
+}
+
+/** Quotes a value for "got …", naming arrays as such. */
+function got(v: unknown): string {
+  return Array.isArray(v) ? 'an array' : quote(v);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Nesting depth of a JSON value as MAX_SCHEMA_DEPTH counts it. */
 function jsonDepth(value: unknown): number {
   if (value === null || typeof value !== 'object') return 0;
   let deepest = 0;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) {
-    const d = jsonDepth(child);
-    if (d > deepest) deepest = d;
-  }
+  for (const child of Object.values(value)) deepest = Math.max(deepest, jsonDepth(child));
   return deepest + 1;
 }
 
-/** Checks one schema; returns its canonical text when it is acceptable. */
-function inspectSchema(
-  field: 'inputSchema' | 'outputSchema',
-  schema: unknown,
-  problems: ContractProblem[],
-): string | undefined {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-    problems.push({
-      field,
-      message: `${field} must be a JSON Schema object, got ${Array.isArray(schema) ? 'an array' : quote(schema)}`,
-    });
-    return undefined;
-  }
+/** Reports the problems of one schema. */
+function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, bad: Report): void {
+  if (!isObject(schema)) return bad(field, `${field} must be a JSON Schema object, got ${got(schema)}`);
   // The depth limit here is far above MAX_SCHEMA_DEPTH only to stop at cycles cheaply.
   const json = checkJson(schema, { maxDepth: 64 });
-  if (!json.ok && json.code === 'too-deep') {
-    problems.push({
+  if (!json.ok)
+    return bad(
       field,
-      message: `${field} is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}`,
-    });
-    return undefined;
-  }
-  if (!json.ok) {
-    problems.push({
-      field,
-      message: `${field} is not JSON: ${json.reason} at ${json.path === '' ? '(root)' : json.path}`,
-    });
-    return undefined;
-  }
+      json.code === 'too-deep'
+        ? `${field} is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}`
+        : `${field} is not JSON: ${json.reason} at ${json.path || '(root)'}`,
+    );
   const depth = jsonDepth(schema);
-  if (depth > MAX_SCHEMA_DEPTH) {
-    problems.push({
+  if (depth > MAX_SCHEMA_DEPTH)
+    bad(
       field,
-      message: `${field} is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`,
-    });
-  }
-  const text = canonicalJson(schema);
-  const bytes = utf8Length(text);
-  if (bytes > MAX_SCHEMA_BYTES) {
-    problems.push({ field, message: `${field} is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}` });
-  }
-  if (field === 'inputSchema' && (schema as JsonObject).type !== 'object') {
-    problems.push({
+      `${field} is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`,
+    );
+  const bytes = utf8Length(canonicalJson(schema));
+  if (bytes > MAX_SCHEMA_BYTES)
+    bad(field, `${field} is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`);
+  if (field === 'inputSchema' && schema.type !== 'object')
+    bad(
       field,
-      message: `inputSchema must have type "object" (tool arguments are an object), got type ${quote((schema as JsonObject).type)}`,
-    });
-  }
-  return problems.length ? undefined : text;
+      `inputSchema must have type "object" (tool arguments are an object), got type ${quote(schema.type)}`,
+    );
 }
 
-function inspectContract(contract: unknown): Inspection {
+type Report = (field: string, message: string) => void;
+
+/** Every problem with `contract`, in field order, and with `normalize` (and no problems) its normalized copy. */
+function inspectContract(contract: unknown, normalize = true): Inspection {
   const problems: ContractProblem[] = [];
-  if (contract === null || typeof contract !== 'object' || Array.isArray(contract)) {
-    problems.push({
-      field: '',
-      message: `a contract must be an object, got ${Array.isArray(contract) ? 'an array' : quote(contract)}`,
-    });
+  const bad: Report = (field, message) => void problems.push({ field, message });
+  if (!isObject(contract)) {
+    bad('', `a contract must be an object, got ${got(contract)}`);
     return { problems };
   }
-  const c = contract as Record<string, unknown>;
+  const c = contract;
+  /** Whether the field holds one of `values` (absent counts when it is optional). */
+  const choice = (field: string, values: readonly string[], optional: boolean): boolean => {
+    const value = c[field];
+    if ((optional && value === undefined) || values.includes(value as string)) return true;
+    bad(field, `${field} must be one of ${oneOf(values)}, got ${quote(value)}`);
+    return false;
+  };
 
   for (const key of Object.keys(c)) {
-    if (!CONTRACT_KEYS.has(key)) {
-      problems.push({
-        field: key,
-        message: `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})`,
-      });
-    }
+    if (!CONTRACT_KEYS.has(key))
+      bad(key, `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})`);
   }
 
   const parsed = parseCapabilityId(c.id);
-  if (!parsed.ok) problems.push({ field: 'id', message: `bad id: ${parsed.reason}` });
+  if (!parsed.ok) bad('id', `bad id: ${parsed.reason}`);
 
-  const kind = c.kind;
-  if (!CAPABILITY_KINDS.includes(kind as CapabilityKind)) {
-    problems.push({
-      field: 'kind',
-      message: `kind must be one of ${oneOf(CAPABILITY_KINDS)}, got ${quote(kind)}`,
-    });
-  }
-  const effect = c.effect;
-  if (!CAPABILITY_EFFECTS.includes(effect as CapabilityEffect)) {
-    problems.push({
-      field: 'effect',
-      message: `effect must be one of ${oneOf(CAPABILITY_EFFECTS)}, got ${quote(effect)}`,
-    });
-  } else if (kind === 'observation' && !OBSERVATION_EFFECTS.includes(effect as CapabilityEffect)) {
-    problems.push({
-      field: 'effect',
-      message: `an observation only reads: its effect must be ${oneOf(OBSERVATION_EFFECTS)}, got "${String(effect)}" (make it an action)`,
-    });
-  }
+  const { kind, effect, description } = c;
+  choice('kind', CAPABILITY_KINDS, false);
   if (
-    c.confirmation !== undefined &&
-    !CONFIRMATION_REQUIREMENTS.includes(c.confirmation as ConfirmationRequirement)
+    choice('effect', CAPABILITY_EFFECTS, false) &&
+    kind === 'observation' &&
+    !OBSERVATION_EFFECTS.includes(effect as CapabilityEffect)
   ) {
-    problems.push({
-      field: 'confirmation',
-      message: `confirmation must be one of ${oneOf(CONFIRMATION_REQUIREMENTS)}, got ${quote(c.confirmation)}`,
-    });
+    bad(
+      'effect',
+      `an observation only reads: its effect must be ${oneOf(OBSERVATION_EFFECTS)}, got "${String(effect)}" (make it an action)`,
+    );
   }
+  choice('confirmation', CONFIRMATION_REQUIREMENTS, true);
 
-  const description = c.description;
-  if (typeof description !== 'string') {
-    problems.push({
-      field: 'description',
-      message: `description must be a string, got ${quote(description)}`,
-    });
-  } else if (description.trim().length === 0) {
-    problems.push({
-      field: 'description',
-      message:
-        'description is empty: say what the capability does, for the model and for the person approving it',
-    });
-  } else if (description.length > MAX_DESCRIPTION_LENGTH) {
-    problems.push({
-      field: 'description',
-      message: `description is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`,
-    });
-  }
+  if (typeof description !== 'string')
+    bad('description', `description must be a string, got ${quote(description)}`);
+  else if (description.trim().length === 0)
+    bad(
+      'description',
+      'description is empty: say what the capability does, for the model and for the person approving it',
+    );
+  else if (description.length > MAX_DESCRIPTION_LENGTH)
+    bad(
+      'description',
+      `description is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`,
+    );
 
-  const schemaProblems: ContractProblem[] = [];
-  if (c.inputSchema !== undefined) inspectSchema('inputSchema', c.inputSchema, schemaProblems);
-  if (c.outputSchema !== undefined) inspectSchema('outputSchema', c.outputSchema, schemaProblems);
-  problems.push(...schemaProblems);
+  if (c.inputSchema !== undefined) inspectSchema('inputSchema', c.inputSchema, bad);
+  if (c.outputSchema !== undefined) inspectSchema('outputSchema', c.outputSchema, bad);
 
-  if (c.untrustedOutput !== undefined && typeof c.untrustedOutput !== 'boolean') {
-    problems.push({
-      field: 'untrustedOutput',
-      message: `untrustedOutput must be true or false, got ${quote(c.untrustedOutput)}`,
-    });
-  }
-  if (
-    c.concurrency !== undefined &&
-    !CAPABILITY_CONCURRENCIES.includes(c.concurrency as CapabilityConcurrency)
-  ) {
-    problems.push({
-      field: 'concurrency',
-      message: `concurrency must be one of ${oneOf(CAPABILITY_CONCURRENCIES)}, got ${quote(c.concurrency)}`,
-    });
-  }
-  if (
-    c.timeoutMs !== undefined &&
-    !(typeof c.timeoutMs === 'number' && Number.isSafeInteger(c.timeoutMs) && c.timeoutMs > 0)
-  ) {
-    problems.push({
-      field: 'timeoutMs',
-      message: `timeoutMs must be a positive integer of milliseconds, got ${quote(c.timeoutMs)}`,
-    });
-  }
+  if (c.untrustedOutput !== undefined && typeof c.untrustedOutput !== 'boolean')
+    bad('untrustedOutput', `untrustedOutput must be true or false, got ${quote(c.untrustedOutput)}`);
+  choice('concurrency', CAPABILITY_CONCURRENCIES, true);
+  const { timeoutMs } = c;
+  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && (timeoutMs as number) > 0))
+    bad('timeoutMs', `timeoutMs must be a positive integer of milliseconds, got ${quote(timeoutMs)}`);
 
-  if (problems.length) return { problems };
+  if (problems.length || !normalize) return { problems };
 
   const k = kind as CapabilityKind;
   // A fresh copy in canonical key order: later changes to the author's objects cannot leak in.
@@ -282,16 +214,12 @@ function inspectContract(contract: unknown): Inspection {
     confirmation: (c.confirmation as ConfirmationRequirement | undefined) ?? 'never',
     description: description as string,
     inputSchema:
-      c.inputSchema === undefined
-        ? defaultInputSchema()
-        : (JSON.parse(canonicalJson(c.inputSchema)) as JsonSchema),
+      c.inputSchema === undefined ? defaultInputSchema() : canonicalCopy(c.inputSchema as JsonSchema),
     // Absent stays absent (no key at all), so the canonical text has no `outputSchema` either.
-    ...(c.outputSchema === undefined
-      ? {}
-      : { outputSchema: JSON.parse(canonicalJson(c.outputSchema)) as JsonSchema }),
+    ...(c.outputSchema === undefined ? {} : { outputSchema: canonicalCopy(c.outputSchema as JsonSchema) }),
     untrustedOutput: (c.untrustedOutput as boolean | undefined) ?? false,
     concurrency: (c.concurrency as CapabilityConcurrency | undefined) ?? DEFAULT_CONCURRENCY[k],
-    timeoutMs: (c.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS[k],
+    timeoutMs: (timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS[k],
   };
   return { problems, normalized };
 }
@@ -303,13 +231,7 @@ export function defaultInputSchema(): JsonSchema {
 
 /** Every problem with `contract`, or `[]`. Never throws. */
 export function checkContract(contract: unknown): ContractProblem[] {
-  return inspectContract(contract).problems;
-}
-
-function contractIdForMessage(contract: unknown): string {
-  const id =
-    contract !== null && typeof contract === 'object' ? (contract as { id?: unknown }).id : undefined;
-  return typeof id === 'string' && id.length > 0 ? `"${id}"` : '(without a valid id)';
+  return inspectContract(contract, false).problems;
 }
 
 /** The message and details of an `INVALID_CONTRACT` error for `problems`. */
@@ -317,12 +239,14 @@ export function invalidContractError(
   contract: unknown,
   problems: readonly ContractProblem[],
 ): AgentSurfaceDefinitionError {
-  const id =
-    contract !== null && typeof contract === 'object' ? (contract as { id?: unknown }).id : undefined;
-  const message = `Invalid capability contract ${contractIdForMessage(contract)}: ${problems.map((p) => p.message).join('; ')}.`;
-  const details: JsonObject = { problems: problems.map((p) => ({ field: p.field, message: p.message })) };
+  const id = isObject(contract) ? contract.id : undefined;
+  const details: JsonObject = { problems: problems.map(({ field, message }) => ({ field, message })) };
   if (typeof id === 'string') details.capabilityId = id;
-  return new AgentSurfaceDefinitionError('INVALID_CONTRACT', message, details);
+  return new AgentSurfaceDefinitionError(
+    'INVALID_CONTRACT',
+    `Invalid capability contract ${id && typeof id === 'string' ? `"${id}"` : '(without a valid id)'}: ${problems.map((p) => p.message).join('; ')}.`,
+    details,
+  );
 }
 
 /** Throws `AgentSurfaceDefinitionError('INVALID_CONTRACT')` naming the capability id and every problem. */

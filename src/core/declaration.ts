@@ -8,15 +8,14 @@
  * then runs the contract checks (`checkContract`) on the result, so an author sees every problem
  * where the declaration is written: in the console at run time, at file:line:column at build time.
  */
-import { checkContract } from './contract.js';
-import type {
-  CapabilityConcurrency,
-  CapabilityContract,
-  CapabilityEffect,
-  CapabilityKind,
-  ConfirmationRequirement,
-  JsonSchema,
-} from './types.js';
+import {
+  CAPABILITY_CONCURRENCIES,
+  CAPABILITY_EFFECTS,
+  CAPABILITY_KINDS,
+  CONFIRMATION_REQUIREMENTS,
+  checkContract,
+} from './contract.js';
+import type { CapabilityContract, JsonSchema } from './types.js';
 
 /**
  * What one `<agent-capability>` declares. Attribute values are the raw strings (or `null` when the
@@ -76,18 +75,6 @@ export const CONTRACT_ATTRIBUTES: readonly string[] = Object.freeze([
 /** The script type that carries a schema inside `<agent-capability>`. */
 export const SCHEMA_SCRIPT_TYPE = 'application/schema+json';
 
-const KINDS: readonly CapabilityKind[] = ['action', 'observation'];
-const EFFECTS: readonly CapabilityEffect[] = [
-  'read',
-  'local-state',
-  'navigation',
-  'server-query',
-  'server-mutation',
-  'external-side-effect',
-  'destructive',
-];
-const CONFIRMATIONS: readonly ConfirmationRequirement[] = ['never', 'optional', 'required'];
-const CONCURRENCIES: readonly CapabilityConcurrency[] = ['serial', 'parallel'];
 const PLANES = ['domain', 'view'] as const;
 
 // A name or view may hold dots (`table.selectRows`), but no plane separator, whitespace or empty segment.
@@ -106,6 +93,11 @@ export function declarationId(name: string, view?: string | null): string {
  */
 export function normalizeDescription(text: string): string {
   return text.replace(/[\t\n\f\r ]+/g, ' ').trim();
+}
+
+/** How messages name the element. */
+function tagOf(name: string | null | undefined): string {
+  return name ? `<agent-capability name="${name}">` : '<agent-capability>';
 }
 
 /** Attribute values other than descriptions are read with surrounding HTML whitespace dropped. */
@@ -155,7 +147,7 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
   const name = attr(decl.name);
   const view = attr(decl.view);
   const placementView = attr(decl.placementView);
-  const who = name ? `<agent-capability name="${name}">` : '<agent-capability>';
+  const who = tagOf(name);
 
   if (!name) problems.push(`${who} has no name="…": give it a name such as name="selectRows"`);
   else if (!PATH_RE.test(name)) {
@@ -197,15 +189,17 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
     );
   }
 
-  const kind = oneOf(attr(decl.kind), KINDS, 'kind', who, problems) ?? 'action';
+  const kind = oneOf(attr(decl.kind), CAPABILITY_KINDS, 'kind', who, problems) ?? 'action';
   const effectAttr = attr(decl.effect);
   if (effectAttr === null || effectAttr === '') {
-    problems.push(`${who} has no effect="…": say what calling it does, one of ${EFFECTS.join(', ')}`);
+    problems.push(
+      `${who} has no effect="…": say what calling it does, one of ${CAPABILITY_EFFECTS.join(', ')}`,
+    );
   }
-  const effect = effectAttr ? oneOf(effectAttr, EFFECTS, 'effect', who, problems) : undefined;
+  const effect = effectAttr ? oneOf(effectAttr, CAPABILITY_EFFECTS, 'effect', who, problems) : undefined;
   const confirmation =
-    oneOf(attr(decl.confirmation), CONFIRMATIONS, 'confirmation', who, problems) ?? 'never';
-  const concurrency = oneOf(attr(decl.concurrency), CONCURRENCIES, 'concurrency', who, problems);
+    oneOf(attr(decl.confirmation), CONFIRMATION_REQUIREMENTS, 'confirmation', who, problems) ?? 'never';
+  const concurrency = oneOf(attr(decl.concurrency), CAPABILITY_CONCURRENCIES, 'concurrency', who, problems);
 
   const description =
     decl.description === null || decl.description === undefined ? '' : normalizeDescription(decl.description);
@@ -262,7 +256,7 @@ export function schemaTextsFromScripts(
   scripts: readonly SchemaScriptInfo[],
   name?: string | null,
 ): { inputSchemaText: string | null; outputSchemaText: string | null; problems: string[] } {
-  const who = name ? `<agent-capability name="${name}">` : '<agent-capability>';
+  const who = tagOf(name);
   const problems: string[] = [];
   const texts: { input: string | null; output: string | null } = { input: null, output: null };
   for (const script of scripts) {
