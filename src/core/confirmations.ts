@@ -179,10 +179,11 @@ export class ConfirmationStore implements ConfirmationsApi {
   waitFor(confirmationId: string, options: { signal?: AbortSignal } = {}): Promise<ConfirmationOutcome> {
     let signal: AbortSignal | undefined;
     try {
-      signal = isSignal(options?.signal) ? options.signal : undefined;
+      signal = options?.signal;
     } catch {
-      signal = undefined;
+      // An options object that cannot be read is no signal.
     }
+    if (!isSignal(signal)) signal = undefined;
     const record = typeof confirmationId === 'string' ? this.#find(confirmationId) : undefined;
     if (record === undefined) return Promise.resolve({ status: 'unknown' });
     if (record.status !== 'pending') return Promise.resolve(outcomeOf(record));
@@ -194,11 +195,13 @@ export class ConfirmationStore implements ConfirmationsApi {
         resolve(outcome);
       };
       (record.waiters ??= []).push(waiter);
+      holdOpen(record);
       if (signal) {
         onAbort = () => {
           const list = record.waiters;
           const i = list ? list.indexOf(waiter) : -1;
           if (i >= 0) list!.splice(i, 1);
+          holdOpen(record);
           resolve({ status: 'aborted' });
         };
         signal.addEventListener('abort', onAbort, { once: true });
@@ -213,14 +216,14 @@ export class ConfirmationStore implements ConfirmationsApi {
    * call without a confirmationId does not open a second prompt), else a new one. `undefined`
    * when too many records are pending.
    */
-  request(binding: ConfirmationBinding, newId: () => string): ConfirmationRecord | undefined {
+  request(binding: ConfirmationBinding): ConfirmationRecord | undefined {
     const now = Date.now();
     this.#sweep(now);
     for (const record of this.#live.values()) {
       if (record.status === 'pending' && record.matches(binding)) return record;
     }
     if (this.#pendingCount >= this.#maxPending) return undefined;
-    const record = new ConfirmationRecord(newId(), binding, now, now + this.#ttlMs);
+    const record = new ConfirmationRecord(`cf-${(++confirmationSeq).toString(36)}-${randomId(3)}`, binding, now, now + this.#ttlMs);
     this.#live.set(record.id, record);
     this.#pendingCount++;
     this.#arm(record, now);
@@ -231,21 +234,11 @@ export class ConfirmationStore implements ConfirmationsApi {
   /** What a retry carrying `confirmationId` may do. */
   check(confirmationId: string, binding: ConfirmationBinding): ConfirmationCheck {
     const record = this.#find(confirmationId);
-    if (record === undefined || !record.matches(binding)) return { ok: false, reason: 'mismatch', record };
-    switch (record.status) {
-      case 'approved':
-        return { ok: true, record };
-      case 'pending':
-        return { ok: false, reason: 'pending', record };
-      case 'denied':
-        return { ok: false, reason: 'denied', record };
-      case 'expired':
-        return { ok: false, reason: 'expired', record };
-      default:
-        // Consumed: the approval was already used by this request (a replay is answered by the
-        // idempotency store before it gets here), so this is a different attempt.
-        return { ok: false, reason: 'mismatch', record };
-    }
+    const status = record !== undefined && record.matches(binding) ? record.status : 'consumed';
+    if (status === 'approved') return { ok: true, record: record! };
+    // Consumed: the approval was already used by this request (a replay is answered by the
+    // idempotency store before it gets here), so this is a different attempt.
+    return { ok: false, reason: status === 'consumed' ? 'mismatch' : status, record } as ConfirmationCheck;
   }
 
   /** Uses an approval once, just before its call runs. False when it is no longer usable. */
@@ -310,7 +303,7 @@ export class ConfirmationStore implements ConfirmationsApi {
   }
 
   #arm(record: ConfirmationRecord, now: number): void {
-    if (record.timer !== undefined) clearTimeout(record.timer);
+    clearTimeout(record.timer);
     const delay = Math.min(Math.max(0, record.expiresAt - now), MAX_TIMER_MS);
     record.timer = setTimeout(() => {
       record.timer = undefined;
@@ -318,16 +311,15 @@ export class ConfirmationStore implements ConfirmationsApi {
       if (Date.now() >= record.expiresAt) this.#decide(record, 'expired', 'expired');
       else this.#arm(record, Date.now());
     }, delay);
+    holdOpen(record);
   }
 
   /** Moves a live record to a final status. */
   #decide(record: ConfirmationRecord, status: 'denied' | 'expired' | 'consumed', action: ConfirmationEvent['action']): void {
     if (!this.#live.has(record.id)) return;
     const wasPending = record.status === 'pending';
-    if (record.timer !== undefined) {
-      clearTimeout(record.timer);
-      record.timer = undefined;
-    }
+    clearTimeout(record.timer);
+    record.timer = undefined;
     this.#live.delete(record.id);
     if (wasPending) this.#pendingCount--;
     record.status = status;
@@ -373,19 +365,54 @@ function settleWaiters(record: ConfirmationRecord, outcome: ConfirmationOutcome)
   const waiters = record.waiters;
   if (waiters === undefined) return;
   record.waiters = undefined;
+  holdOpen(record);
   for (const waiter of waiters) waiter(outcome);
 }
 
-function isSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AbortSignal).aborted === 'boolean' &&
-    typeof (value as AbortSignal).addEventListener === 'function'
-  );
+/** Whether `value` behaves as an AbortSignal (duck-typed: signals may come from another realm). */
+export function isSignal(value: unknown): value is AbortSignal {
+  try {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as AbortSignal).aborted === 'boolean' &&
+      typeof (value as AbortSignal).addEventListener === 'function' &&
+      typeof (value as AbortSignal).removeEventListener === 'function'
+    );
+  } catch {
+    return false;
+  }
 }
 
-function deepFreeze<T>(value: T): T {
+/** Lets Node exit while only this timer is pending: a forgotten registry never holds a process open. */
+export function unrefTimer(timer: ReturnType<typeof setTimeout>): void {
+  (timer as { unref?(): void }).unref?.();
+}
+
+/**
+ * A record's TTL timer holds a Node process open only while someone awaits the record
+ * (`waitFor`): the wait must end, and the timer guarantees it. Otherwise it is unref'd.
+ */
+function holdOpen(record: ConfirmationRecord): void {
+  const timer = record.timer as { ref?(): void; unref?(): void } | undefined;
+  if (record.waiters?.length) timer?.ref?.();
+  else timer?.unref?.();
+}
+
+let confirmationSeq = 0;
+
+/** `words` random 32-bit words in base 36, each 7 characters (ids that are hard to guess). */
+export function randomId(words: number): string {
+  const values = new Uint32Array(words);
+  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
+  if (c?.getRandomValues) c.getRandomValues(values);
+  else for (let i = 0; i < words; i++) values[i] = Math.floor(Math.random() * 0x100000000);
+  let id = '';
+  for (let i = 0; i < words; i++) id += values[i].toString(36).padStart(7, '0');
+  return id;
+}
+
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);

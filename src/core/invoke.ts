@@ -8,7 +8,7 @@
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
-import type { ConfirmationBinding, ConfirmationRecord } from './confirmations.js';
+import { type ConfirmationBinding, type ConfirmationRecord, isSignal, unrefTimer } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
 import { IdempotencyEntry, sameInput } from './idempotency.js';
@@ -40,7 +40,7 @@ const MAX_LISTED_INSTANCES = 50;
 const now = (): number => Date.now();
 const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
 
-type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
+export type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
 
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
 export class Invocation {
@@ -194,8 +194,9 @@ function abortReason(code: AbortCode, inv: Invocation): unknown {
 /**
  * The calls whose handler returned a pending promise, in a linked list, with one timer for all
  * their timeouts armed for the earliest deadline. A call that settles in time costs a list insert
- * and unlink. In Node the timer is unref'd while nothing runs, so an idle registry never holds a
- * process open.
+ * and unlink. In Node the timer holds the process open only while a call runs (someone awaits
+ * its result, which the timeout guarantees); while idle it is unref'd, so a forgotten registry
+ * never keeps a process alive.
  */
 export class RunningCalls {
   #head: Execution | undefined = undefined;
@@ -203,17 +204,14 @@ export class RunningCalls {
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   #armedFor = Infinity;
 
-  get size(): number {
-    return this.#size;
-  }
-
   add(execution: Execution): void {
     const head = this.#head;
     execution.next = head;
     if (head !== undefined) head.prev = execution;
     this.#head = execution;
-    if (++this.#size === 1 && execution.deadline >= this.#armedFor) (this.#timer as { ref?(): void } | undefined)?.ref?.();
+    this.#size++;
     if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
+    else if (this.#size === 1) (this.#timer as { ref?(): void } | undefined)?.ref?.();
   }
 
   delete(execution: Execution): void {
@@ -223,18 +221,18 @@ export class RunningCalls {
     else this.#head = next;
     if (next !== undefined) next.prev = prev;
     execution.prev = execution.next = undefined;
-    if (--this.#size === 0) (this.#timer as { unref?(): void } | undefined)?.unref?.();
+    if (--this.#size === 0 && this.#timer !== undefined) unrefTimer(this.#timer);
   }
 
-  /** The running calls of one registration (it is going away). */
-  of(registration: Registration): Execution[] {
+  /** Ends the running calls of one registration (it is going away), or of all with none given. */
+  abort(code: AbortCode, registration?: Registration): void {
     const out: Execution[] = [];
-    for (let e = this.#head; e !== undefined; e = e.next) if (e.registration === registration) out.push(e);
-    return out;
+    for (let e = this.#head; e !== undefined; e = e.next) if (registration === undefined || e.registration === registration) out.push(e);
+    for (const e of out) e.abort(code);
   }
 
   dispose(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
     this.#head = undefined;
@@ -242,8 +240,9 @@ export class RunningCalls {
   }
 
   #arm(deadline: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#armedFor = deadline;
+    // Armed only while calls run (add, or calls left after firing): the timer stays ref'd.
     this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - now()));
   }
 
@@ -455,18 +454,8 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
     inv[field] = value;
   }
   if (signal !== undefined && signal !== null) {
-    let ok = false;
-    try {
-      ok =
-        typeof signal === 'object' &&
-        typeof (signal as AbortSignal).aborted === 'boolean' &&
-        typeof (signal as AbortSignal).addEventListener === 'function' &&
-        typeof (signal as AbortSignal).removeEventListener === 'function';
-    } catch {
-      ok = false;
-    }
-    if (!ok) return failure(core, inv, 'INVALID_INPUT', 'signal must be an AbortSignal when present.', { field: 'signal' });
-    inv.signal = signal as AbortSignal;
+    if (!isSignal(signal)) return failure(core, inv, 'INVALID_INPUT', 'signal must be an AbortSignal when present.', { field: 'signal' });
+    inv.signal = signal;
   }
   if (core.disposed) {
     return failure(core, inv, 'CAPABILITY_NOT_FOUND', 'This surface was disposed: it has no capabilities any more.', undefined, 'no');
@@ -676,7 +665,7 @@ function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
   };
   const store = core.confirmations;
   if (inv.confirmationId === undefined) {
-    const record = store.request(binding, newConfirmationId);
+    const record = store.request(binding);
     if (record === undefined) {
       return failure(
         core,
@@ -694,14 +683,24 @@ function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
     return undefined;
   }
   if (check.reason === 'pending') return confirmationRequired(core, inv, check.record);
-  const messages = {
-    denied: 'The person denied this call.',
-    expired: 'The confirmation expired before it was used; call again to ask anew.',
-    mismatch: 'This confirmationId does not belong to this request (same consumer, capability, instance, invocationId and input).',
-  };
-  const details: JsonObject = { reason: check.reason };
-  if (check.reason === 'denied' && check.record?.reason !== undefined) details.denialReason = check.record.reason;
-  return failure(core, inv, 'CONFIRMATION_INVALID', messages[check.reason], details, check.reason === 'expired' ? 'yes' : 'no');
+  return confirmationInvalid(core, inv, check.reason, check.reason === 'denied' ? check.record?.reason : undefined);
+}
+
+const CONFIRMATION_INVALID_MESSAGES = {
+  denied: 'The person denied this call.',
+  expired: 'The confirmation expired before it was used; call again to ask anew.',
+  mismatch: 'This confirmationId does not belong to this request (same consumer, capability, instance, invocationId and input).',
+};
+
+function confirmationInvalid(
+  core: RegistryCore,
+  inv: Invocation,
+  reason: keyof typeof CONFIRMATION_INVALID_MESSAGES,
+  denialReason?: string,
+): AgentInvocationResult {
+  const details: JsonObject = { reason };
+  if (denialReason !== undefined) details.denialReason = denialReason;
+  return failure(core, inv, 'CONFIRMATION_INVALID', CONFIRMATION_INVALID_MESSAGES[reason], details, reason === 'expired' ? 'yes' : 'no');
 }
 
 function confirmationRequired(core: RegistryCore, inv: Invocation, record: ConfirmationRecord): AgentInvocationResult {
@@ -712,15 +711,6 @@ function confirmationRequired(core: RegistryCore, inv: Invocation, record: Confi
     `"${inv.capabilityId}" needs the person's confirmation. Once they approve, call again with the same invocationId and this confirmationId.`,
     { confirmationId: record.id, expiresAt: record.expiresAt },
   );
-}
-
-let confirmationSeq = 0;
-function newConfirmationId(): string {
-  const words = new Uint32Array(3);
-  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
-  if (c?.getRandomValues) c.getRandomValues(words);
-  else for (let i = 0; i < words.length; i++) words[i] = Math.floor(Math.random() * 0x100000000);
-  return `cf-${(++confirmationSeq).toString(36)}-${words[0].toString(36)}${words[1].toString(36)}${words[2].toString(36)}`;
 }
 
 /** Step 8 when the slot is taken: wait, unless cancelled or unmounted first. */
@@ -753,9 +743,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   if (!reg.active) return unmounted(core, inv);
   const signal = inv.signal;
   if (signal !== undefined && signal.aborted) return cancelled(core, inv);
-  if (inv.approval !== undefined && !core.confirmations.consume(inv.approval)) {
-    return failure(core, inv, 'CONFIRMATION_INVALID', 'The confirmation expired before it was used; call again to ask anew.', { reason: 'expired' }, 'yes');
-  }
+  if (inv.approval !== undefined && !core.confirmations.consume(inv.approval)) return confirmationInvalid(core, inv, 'expired');
   const ctx = new HandlerContext(inv);
   inv.ctx = ctx;
   inv.started = true;
@@ -836,11 +824,15 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
     }
     return outputVerdict(core, inv, outcome, value as JsonValue);
   }
-  return { ok: true, output: value as JsonValue, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
+  return success(core, inv, value as JsonValue);
+}
+
+function success(core: RegistryCore, inv: Invocation, output: JsonValue): AgentInvocationResult {
+  return { ok: true, output, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
 }
 
 function outputVerdict(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome, value: JsonValue): AgentInvocationResult {
-  if (outcome?.valid === true) return { ok: true, output: value, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
+  if (outcome?.valid === true) return success(core, inv, value);
   return outputInvalid(core, inv, (outcome as { issues?: unknown })?.issues);
 }
 

@@ -5,7 +5,7 @@
  * public object returned here: `snapshot`, `invoke`, `confirmations`, `on`.
  */
 import { parseCapabilityId } from './capability-id.js';
-import { ConfirmationStore } from './confirmations.js';
+import { ConfirmationStore, deepFreeze, randomId } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import { type IdempotencyEntry, IdempotencyStore } from './idempotency.js';
@@ -179,22 +179,6 @@ interface CapabilitySlot {
 
 type Listener<K extends keyof RegistryEventMap> = (event: RegistryEventMap[K]) => void;
 
-function randomNonce(): string {
-  const words = new Uint32Array(2);
-  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
-  if (c?.getRandomValues) c.getRandomValues(words);
-  else for (let i = 0; i < words.length; i++) words[i] = Math.floor(Math.random() * 0x100000000);
-  return words[0].toString(36) + words[1].toString(36).padStart(7, '0');
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-}
-
 function positiveLimit(limits: RegistryLimits, key: keyof RegistryLimits): number {
   const value = limits[key];
   if (value === undefined) return DEFAULT_LIMITS[key];
@@ -267,9 +251,9 @@ const AVAILABLE: CapabilityState = Object.freeze({ available: true });
  */
 export class RegistryCore {
   readonly authority: AgentSurfaceAuthority | undefined;
-  policies: readonly AgentSurfacePolicy[];
-  hasDiscover: boolean;
-  hasAuthorize: boolean;
+  policies!: readonly AgentSurfacePolicy[];
+  hasDiscover!: boolean;
+  hasAuthorize!: boolean;
 
   readonly confirmationTtlMs: number;
   readonly maxPendingConfirmations: number;
@@ -310,18 +294,17 @@ export class RegistryCore {
       );
     }
     this.authority = authority ?? undefined;
-    this.policies = checkPolicies(options.policies, 'createAgentSurfaceRegistry');
-    this.hasDiscover = this.policies.some((p) => typeof p.discover === 'function');
-    this.hasAuthorize = this.policies.some((p) => typeof p.authorize === 'function');
+    this.#usePolicies(checkPolicies(options.policies, 'createAgentSurfaceRegistry'));
     const limits = options.limits ?? {};
     if (typeof limits !== 'object') throw new TypeError('createAgentSurfaceRegistry: limits must be an object');
-    this.confirmationTtlMs = positiveLimit(limits, 'confirmationTtlMs');
-    this.maxPendingConfirmations = positiveLimit(limits, 'maxPendingConfirmations');
-    this.queueDepth = positiveLimit(limits, 'queueDepth');
-    this.maxInputBytes = positiveLimit(limits, 'maxInputBytes');
-    this.maxOutputBytes = positiveLimit(limits, 'maxOutputBytes');
-    this.idempotency = new IdempotencyStore(positiveLimit(limits, 'idempotencyEntries'), positiveLimit(limits, 'idempotencyTtlMs'));
-    this.nonce = randomNonce();
+    const limit = (key: keyof RegistryLimits): number => positiveLimit(limits, key);
+    this.confirmationTtlMs = limit('confirmationTtlMs');
+    this.maxPendingConfirmations = limit('maxPendingConfirmations');
+    this.queueDepth = limit('queueDepth');
+    this.maxInputBytes = limit('maxInputBytes');
+    this.maxOutputBytes = limit('maxOutputBytes');
+    this.idempotency = new IdempotencyStore(limit('idempotencyEntries'), limit('idempotencyTtlMs'));
+    this.nonce = randomId(2);
     this.versionPrefix = `sv-${this.nonce}-`;
     this.confirmations = new ConfirmationStore({
       ttlMs: this.confirmationTtlMs,
@@ -408,6 +391,11 @@ export class RegistryCore {
     throw new AgentSurfaceDefinitionError(error.code, error.message, error.details);
   }
 
+  /** Refuses with `INVALID_REGISTRATION`, logged once per `tag` and id. */
+  #invalid(message: string, capabilityId: string, instanceId: string | undefined, tag: string): never {
+    return this.#refuse({ code: 'INVALID_REGISTRATION', message }, capabilityId, instanceId, `${tag}:${capabilityId}`);
+  }
+
   register(options: RegisterOptions): RegistrationHandle {
     if (this.disposed) {
       throw new AgentSurfaceDefinitionError(
@@ -424,18 +412,13 @@ export class RegistryCore {
     }
     const declaredId = typeof contract.id === 'string' ? contract.id : String(contract.id);
     if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId === '')) {
-      this.#refuse(
-        { code: 'INVALID_REGISTRATION', message: `register(): the instanceId of "${declaredId}" must be a non-empty string (or omitted)` },
-        declaredId,
-        undefined,
-        `instance:${declaredId}`,
-      );
+      this.#invalid(`register(): the instanceId of "${declaredId}" must be a non-empty string (or omitted)`, declaredId, undefined, 'instance');
     }
     if (handler !== undefined && typeof handler !== 'function') {
-      this.#refuse({ code: 'INVALID_REGISTRATION', message: `register(): the handler of "${declaredId}" must be a function` }, declaredId, instanceId, `handler:${declaredId}`);
+      this.#invalid(`register(): the handler of "${declaredId}" must be a function`, declaredId, instanceId, 'handler');
     }
     if (read !== undefined && typeof read !== 'function') {
-      this.#refuse({ code: 'INVALID_REGISTRATION', message: `register(): the read of "${declaredId}" must be a function` }, declaredId, instanceId, `read:${declaredId}`);
+      this.#invalid(`register(): the read of "${declaredId}" must be a function`, declaredId, instanceId, 'read');
     }
     const initialState = normalizeState(state, AVAILABLE, `register("${declaredId}")`);
 
@@ -477,41 +460,27 @@ export class RegistryCore {
     const info = contractInfo(admission.contract, admission.token, admission.validateInput, admission.validateOutput);
     const id = info.contract.id;
 
+    // An action is answered by handler(input, ctx), an observation by read(ctx): exactly one of them.
     if (info.isAction) {
-      if (handler === undefined) {
-        this.#refuse(
-          { code: 'INVALID_REGISTRATION', message: `Action "${id}" needs a handler(input, ctx) that performs it.` },
-          id,
-          instanceId,
-          `no-handler:${id}`,
-        );
-      }
+      if (handler === undefined) this.#invalid(`Action "${id}" needs a handler(input, ctx) that performs it.`, id, instanceId, 'no-handler');
       if (read !== undefined) {
-        this.#refuse(
-          { code: 'INVALID_REGISTRATION', message: `Action "${id}" was given read(); actions are answered by handler(input, ctx), observations by read(ctx).` },
-          id,
-          instanceId,
-          `action-read:${id}`,
-        );
+        this.#invalid(`Action "${id}" was given read(); actions are answered by handler(input, ctx), observations by read(ctx).`, id, instanceId, 'action-read');
       }
     } else {
       if (read === undefined) {
-        this.#refuse(
-          {
-            code: 'INVALID_REGISTRATION',
-            message: `Observation "${id}" needs read(ctx) that returns its value${handler !== undefined ? ' (observations take read, not handler)' : ''}.`,
-          },
+        this.#invalid(
+          `Observation "${id}" needs read(ctx) that returns its value${handler !== undefined ? ' (observations take read, not handler)' : ''}.`,
           id,
           instanceId,
-          `no-read:${id}`,
+          'no-read',
         );
       }
       if (handler !== undefined) {
-        this.#refuse(
-          { code: 'INVALID_REGISTRATION', message: `Observation "${id}" was given a handler; observations are answered by read(ctx), actions by handler(input, ctx).` },
+        this.#invalid(
+          `Observation "${id}" was given a handler; observations are answered by read(ctx), actions by handler(input, ctx).`,
           id,
           instanceId,
-          `observation-handler:${id}`,
+          'observation-handler',
         );
       }
     }
@@ -621,7 +590,7 @@ export class RegistryCore {
 
   /** Ends running and queued calls of a registration that went away. */
   #stopCalls(registration: Registration, code: 'COMPONENT_UNMOUNTED'): void {
-    if (this.running.size > 0) for (const execution of this.running.of(registration)) execution.abort(code);
+    this.running.abort(code, registration);
     drainQueue(registration, code);
   }
 
@@ -646,17 +615,22 @@ export class RegistryCore {
   setPolicies(policies: readonly AgentSurfacePolicy[]): void {
     const checked = checkPolicies(policies, 'registry.setPolicies');
     if (this.disposed) return;
-    this.policies = checked;
-    this.hasDiscover = checked.some((p) => typeof p.discover === 'function');
-    this.hasAuthorize = checked.some((p) => typeof p.authorize === 'function');
+    this.#usePolicies(checked);
     this.touch();
+  }
+
+  #usePolicies(policies: readonly AgentSurfacePolicy[]): void {
+    this.policies = policies;
+    this.hasDiscover = policies.some((p) => typeof p.discover === 'function');
+    this.hasAuthorize = policies.some((p) => typeof p.authorize === 'function');
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     for (const registration of this.ordered) registration.active = false;
-    for (const registration of this.ordered) this.#stopCalls(registration, 'COMPONENT_UNMOUNTED');
+    this.running.abort('COMPONENT_UNMOUNTED');
+    for (const registration of this.ordered) drainQueue(registration, 'COMPONENT_UNMOUNTED');
     this.ordered.length = 0;
     this.slots.clear();
     this.confirmations.dispose();

@@ -1,0 +1,46 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const src = (path: string) => JSON.stringify(pathToFileURL(`${root}src/${path}`).href);
+
+/**
+ * A child process that leaves a registry behind with every kind of timer armed: a pending
+ * confirmation (TTL 10 minutes), an approved one, and the deadline timer of an async call that
+ * already settled (timeout 10 minutes). It never calls dispose(); it must still exit by itself.
+ */
+const CHILD = `
+const { createAgentSurfaceRegistry } = await import(${src('core/registry.ts')});
+const { devAuthority } = await import(${src('core/authority.ts')});
+console.warn = () => {};
+const registry = createAgentSurfaceRegistry({ authority: devAuthority(), limits: { confirmationTtlMs: 600000 } });
+const consumer = { id: 'child', kind: 'test' };
+const base = { kind: 'action', effect: 'local-state', description: 'Child capability.' };
+registry.register({ contract: { ...base, id: 'domain:child.confirmed', confirmation: 'required' }, token: null, handler: () => 1 });
+registry.register({ contract: { ...base, id: 'domain:child.slow', timeoutMs: 600000 }, token: null, handler: async () => 2 });
+const ask = (invocationId) => registry.invoke({ capabilityId: 'domain:child.confirmed', invocationId, consumer, input: {} });
+const pending = await ask('a');
+const approved = await ask('b');
+registry.confirmations.approve(approved.error.details.confirmationId);
+const slow = await registry.invoke({ capabilityId: 'domain:child.slow', invocationId: 'c', consumer, input: {} });
+console.log(JSON.stringify([pending.error.code, approved.error.code, slow.ok, registry.confirmations.list().length]));
+`;
+
+describe('timers in Node', () => {
+  it('a registry that is never disposed does not keep the process alive (confirmation TTLs, call deadlines)', () => {
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const elapsed = Date.now() - started;
+    assert.equal(child.error, undefined, `the child did not exit by itself within 30 s (${String(child.error)})`);
+    assert.equal(child.status, 0, child.stderr);
+    assert.deepEqual(JSON.parse(child.stdout.trim()), ['CONFIRMATION_REQUIRED', 'CONFIRMATION_REQUIRED', true, 1]);
+    // Well under every armed timer (10 minutes): the process ended when its work did.
+    assert.ok(elapsed < 30_000, `took ${elapsed} ms`);
+  });
+});
