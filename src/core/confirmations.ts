@@ -172,7 +172,7 @@ export class ConfirmationStore implements ConfirmationsApi {
     if (record === undefined) return false;
     record.reason =
       typeof reason === 'string' && reason.trim() !== '' ? reason.trim().slice(0, MAX_REASON_LENGTH) : 'denied by the person';
-    this.#decide(record, 'denied', 'denied');
+    this.#decide(record, 'denied');
     return true;
   }
 
@@ -245,10 +245,10 @@ export class ConfirmationStore implements ConfirmationsApi {
   consume(record: ConfirmationRecord): boolean {
     if (record.status !== 'approved') return false;
     if (Date.now() >= record.expiresAt) {
-      this.#decide(record, 'expired', 'expired');
+      this.#decide(record, 'expired');
       return false;
     }
-    this.#decide(record, 'consumed', 'consumed');
+    this.#decide(record, 'consumed');
     return true;
   }
 
@@ -256,14 +256,14 @@ export class ConfirmationStore implements ConfirmationsApi {
   expireRegistration(registrationId: string): void {
     if (this.#live.size === 0) return;
     for (const record of [...this.#live.values()]) {
-      if (record.binding.registrationId === registrationId) this.#decide(record, 'expired', 'expired');
+      if (record.binding.registrationId === registrationId) this.#decide(record, 'expired');
     }
   }
 
   /** Expires every live record, resolves every waiter and drops the subscribers. */
   dispose(): void {
     if (this.#disposed) return;
-    for (const record of [...this.#live.values()]) this.#decide(record, 'expired', 'expired');
+    for (const record of [...this.#live.values()]) this.#decide(record, 'expired');
     this.#disposed = true;
     this.#subscribers.clear();
   }
@@ -273,7 +273,7 @@ export class ConfirmationStore implements ConfirmationsApi {
   #find(id: string): ConfirmationRecord | undefined {
     const live = this.#live.get(id);
     if (live !== undefined) {
-      if (Date.now() >= live.expiresAt) this.#decide(live, 'expired', 'expired');
+      if (Date.now() >= live.expiresAt) this.#decide(live, 'expired');
       return live;
     }
     return this.#decided.get(id);
@@ -289,7 +289,7 @@ export class ConfirmationStore implements ConfirmationsApi {
   #sweep(now = Date.now()): void {
     if (this.#live.size === 0) return;
     for (const record of [...this.#live.values()]) {
-      if (now >= record.expiresAt) this.#decide(record, 'expired', 'expired');
+      if (now >= record.expiresAt) this.#decide(record, 'expired');
     }
   }
 
@@ -308,14 +308,14 @@ export class ConfirmationStore implements ConfirmationsApi {
     record.timer = setTimeout(() => {
       record.timer = undefined;
       if (record.status !== 'pending' && record.status !== 'approved') return;
-      if (Date.now() >= record.expiresAt) this.#decide(record, 'expired', 'expired');
+      if (Date.now() >= record.expiresAt) this.#decide(record, 'expired');
       else this.#arm(record, Date.now());
     }, delay);
     holdOpen(record);
   }
 
   /** Moves a live record to a final status. */
-  #decide(record: ConfirmationRecord, status: 'denied' | 'expired' | 'consumed', action: ConfirmationEvent['action']): void {
+  #decide(record: ConfirmationRecord, status: 'denied' | 'expired' | 'consumed'): void {
     if (!this.#live.has(record.id)) return;
     const wasPending = record.status === 'pending';
     clearTimeout(record.timer);
@@ -328,7 +328,7 @@ export class ConfirmationStore implements ConfirmationsApi {
       const oldest = this.#decided.keys().next().value;
       if (oldest !== undefined) this.#decided.delete(oldest);
     }
-    this.#changed(record, action, wasPending);
+    this.#changed(record, status, wasPending);
     settleWaiters(record, outcomeOf(record));
   }
 

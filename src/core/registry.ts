@@ -16,7 +16,6 @@ import type {
   Admission,
   AdmittedContract,
   AgentConsumer,
-  AgentInvocationResult,
   AgentSurfaceAuthority,
   AgentSurfacePolicy,
   AgentSurfaceRegistry,
@@ -25,9 +24,7 @@ import type {
   CapabilityHandler,
   CapabilityPlane,
   CapabilityState,
-  ConfirmationsApi,
   DefinitionErrorPayload,
-  InvokeRequest,
   NormalizedContract,
   ObservationReader,
   RegisterOptions,
@@ -196,11 +193,10 @@ function checkPolicies(policies: unknown, where: string): readonly AgentSurfaceP
     if (policy === null || typeof policy !== 'object' || typeof policy.name !== 'string' || policy.name === '') {
       throw new TypeError(`${where}: every policy needs a non-empty string name`);
     }
-    if (policy.discover !== undefined && typeof policy.discover !== 'function') {
-      throw new TypeError(`${where}: policy "${policy.name}" has a discover that is not a function`);
-    }
-    if (policy.authorize !== undefined && typeof policy.authorize !== 'function') {
-      throw new TypeError(`${where}: policy "${policy.name}" has an authorize that is not a function`);
+    for (const hook of ['discover', 'authorize'] as const) {
+      if (policy[hook] !== undefined && typeof policy[hook] !== 'function') {
+        throw new TypeError(`${where}: policy "${policy.name}" has ${hook === 'discover' ? 'a' : 'an'} ${hook} that is not a function`);
+      }
     }
   }
   return Object.freeze([...(policies as AgentSurfacePolicy[])]);
@@ -673,65 +669,6 @@ class Handle implements RegistrationHandle {
   }
 }
 
-/** The public registry object: exactly `AgentSurfaceRegistry`, nothing internal. */
-class RegistryFacade implements AgentSurfaceRegistry {
-  readonly #core: RegistryCore;
-  readonly confirmations: ConfirmationsApi;
-
-  constructor(core: RegistryCore) {
-    this.#core = core;
-    const store = core.confirmations;
-    this.confirmations = Object.freeze({
-      list: store.list,
-      subscribe: store.subscribe,
-      approve: store.approve,
-      deny: store.deny,
-      waitFor: store.waitFor,
-    });
-    // Methods are often passed around detached (`const { invoke } = registry`).
-    this.invoke = this.invoke.bind(this);
-    this.snapshot = this.snapshot.bind(this);
-    this.register = this.register.bind(this);
-    this.on = this.on.bind(this);
-  }
-
-  get surfaceVersion(): string {
-    return this.#core.surfaceVersion;
-  }
-
-  get authority(): AgentSurfaceAuthority | undefined {
-    return this.#core.authority;
-  }
-
-  get disposed(): boolean {
-    return this.#core.disposed;
-  }
-
-  register(options: RegisterOptions): RegistrationHandle {
-    return this.#core.register(options);
-  }
-
-  snapshot(context: SnapshotContext): SurfaceSnapshot {
-    return this.#core.snapshot(context);
-  }
-
-  invoke(request: InvokeRequest): Promise<AgentInvocationResult> {
-    return runInvocation(this.#core, request);
-  }
-
-  on<K extends keyof RegistryEventMap>(type: K, listener: (event: RegistryEventMap[K]) => void): () => void {
-    return this.#core.on(type, listener);
-  }
-
-  setPolicies(policies: readonly AgentSurfacePolicy[]): void {
-    this.#core.setPolicies(policies);
-  }
-
-  dispose(): void {
-    this.#core.dispose();
-  }
-}
-
 /**
  * Creates a registry. Without an `authority` it admits nothing: pass
  * `createCompilerAuthority({ manifest, validators })`, or `devAuthority()` while developing.
@@ -741,5 +678,32 @@ export function createAgentSurfaceRegistry(options: RegistryOptions = {}): Agent
   if (options === null || typeof options !== 'object') {
     throw new TypeError('createAgentSurfaceRegistry(options): options must be an object { authority, policies?, limits? }');
   }
-  return new RegistryFacade(new RegistryCore(options));
+  const core = new RegistryCore(options);
+  const store = core.confirmations;
+  // The public object: exactly `AgentSurfaceRegistry`, nothing internal. Its methods work
+  // detached (`const { invoke } = registry`).
+  return {
+    get surfaceVersion() {
+      return core.surfaceVersion;
+    },
+    get authority() {
+      return core.authority;
+    },
+    get disposed() {
+      return core.disposed;
+    },
+    confirmations: Object.freeze({
+      list: store.list,
+      subscribe: store.subscribe,
+      approve: store.approve,
+      deny: store.deny,
+      waitFor: store.waitFor,
+    }),
+    register: (registration) => core.register(registration),
+    snapshot: (context) => core.snapshot(context),
+    invoke: (request) => runInvocation(core, request),
+    on: (type, listener) => core.on(type, listener),
+    setPolicies: (policies) => core.setPolicies(policies),
+    dispose: () => core.dispose(),
+  };
 }
