@@ -2,6 +2,7 @@
  * `createWebMcpAdapter`: projects a registry onto the page's WebMCP host, one tool per available
  * capability (instance), kept in sync incrementally, every call through `registry.invoke`.
  */
+import { isSignal } from '../core/confirmations.js';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import { errorPayload } from '../core/errors.js';
 import { toToolResult } from '../core/tool-result.js';
@@ -99,13 +100,6 @@ function newInvocationId(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (c?.randomUUID) return `webmcp-${c.randomUUID()}`;
   return `webmcp-${idPrefix}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/** Duck-typed: a host in another realm hands us its own AbortSignal class. */
-function asSignal(value: unknown): AbortSignal | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const s = value as AbortSignal;
-  return typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function' ? s : undefined;
 }
 
 /**
@@ -346,7 +340,8 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
   }
 
   async function callTool(r: Run, p: Projection, rawInput: unknown, hostOptions: ModelContextExecuteOptions | undefined): Promise<ToolResult> {
-    const signal = asSignal(hostOptions?.signal);
+    // Duck-typed: a host in another realm hands us its own AbortSignal class.
+    const signal = isSignal(hostOptions?.signal) ? hostOptions.signal : undefined;
     const client = typeof hostOptions?.requestUserInteraction === 'function' ? hostOptions : undefined;
     const request: InvokeRequest = {
       capabilityId: p.capabilityId,

@@ -53,9 +53,17 @@ export class ToolSourceError extends Error {
 
 function failed(code: ToolSourceErrorCode, message: string, details?: JsonObject): ToolSourceResult {
   const error = new ToolSourceError(code, message, details).toPayload();
-  const body: JsonObject = { code: error.code, message: error.message, retry: error.retry };
-  if (error.details) body.details = error.details;
+  const body = { ...error } as JsonObject;
   return { ok: false, code, error, result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, structuredContent: { error: body } } };
+}
+
+/** The parsed JSON text, or `undefined` when it is not JSON (JSON never parses to `undefined`). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 const EMPTY_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {} }) as JsonSchema;
@@ -66,14 +74,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** Some hosts list the schema as a JSON string; a tool input is always an object. */
 function readSchema(raw: RegisteredTool['inputSchema']): JsonSchema {
-  let schema: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      schema = JSON.parse(raw);
-    } catch {
-      schema = undefined;
-    }
-  }
+  const schema: unknown = typeof raw === 'string' ? parseJson(raw) : raw;
   return isPlainObject(schema) ? (schema as JsonSchema) : EMPTY_SCHEMA;
 }
 
@@ -85,14 +86,7 @@ function isMcpResult(value: unknown): value is ToolResult {
 function errorFromContent(result: ToolResult): ToolSourceErrorPayload {
   const structured = result.structuredContent?.error;
   const text = result.content.map((c) => (c && typeof c.text === 'string' ? c.text : '')).join('\n');
-  let candidate: unknown = structured;
-  if (!isPlainObject(candidate)) {
-    try {
-      candidate = JSON.parse(text);
-    } catch {
-      candidate = undefined;
-    }
-  }
+  const candidate: unknown = isPlainObject(structured) ? structured : parseJson(text);
   if (isPlainObject(candidate) && typeof candidate.code === 'string' && typeof candidate.message === 'string') {
     const payload: ToolSourceErrorPayload = {
       code: candidate.code,
@@ -107,14 +101,8 @@ function errorFromContent(result: ToolResult): ToolSourceErrorPayload {
 
 /** `executeTool` answers a JSON string (or null); turn it into the MCP shape a model expects. */
 function readOutput(raw: unknown): ToolSourceResult {
-  let value: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = raw;
-    }
-  }
+  let value: unknown = typeof raw === 'string' ? parseJson(raw) : raw;
+  if (value === undefined) value = raw;
   if (isMcpResult(value)) {
     const result: ToolResult = { ...value, isError: value.isError === true };
     if (!result.isError) return { ok: true, output: value, result };
@@ -324,9 +312,8 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
 
       let input: unknown = toolCall.input ?? toolCall.arguments ?? {};
       if (typeof input === 'string') {
-        try {
-          input = JSON.parse(input);
-        } catch {
+        input = parseJson(input);
+        if (input === undefined) {
           return failed('INVALID_INPUT', 'The input is not JSON.', { issues: [{ path: '', message: 'must be a JSON object' }] });
         }
       }
