@@ -10,7 +10,7 @@
  */
 import { checkJson } from './canonical-json.js';
 import { AgentSurfaceDefinitionError, errorPayload, isAgentSurfaceError } from './errors.js';
-import { describeCapability } from './toolset.js';
+import { callInvocationId, describeCapability, randomId } from './toolset.js';
 import type {
   AgentConsumer,
   AgentErrorPayload,
@@ -38,15 +38,6 @@ const INPUT_PROBLEM_MESSAGES: Partial<Record<string, string>> = {
   'too-deep': 'The input is nested too deeply',
   'proto-key': 'The input contains a "__proto__" key',
 };
-
-let counter = 0;
-
-function newId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  return c?.randomUUID
-    ? c.randomUUID()
-    : `gw-${Date.now().toString(36)}-${(++counter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
 
 function schemaMismatch(capabilityId: string, raw: readonly ValidationIssue[]): AgentErrorPayload {
   const issues: JsonObject[] = raw.slice(0, MAX_ISSUES).map((i) => ({ path: i.path, message: i.message }));
@@ -98,7 +89,7 @@ export function createAgentExposureGateway(
   const maxInputBytes = options.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
   const maxOutputBytes = options.limits?.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   // Gateway tools never change once exposed: one version for the gateway's life.
-  const surfaceVersion = `gateway:${newId()}`;
+  const surfaceVersion = `gateway:${randomId()}`;
   const exposed = new Map<string, { tool: AgentTool; capabilityId: string }>();
 
   const expose = ({ contract, token, handler }: ExposeToolOptions): AgentTool => {
@@ -135,8 +126,7 @@ export function createAgentExposureGateway(
     const plane = c.id.startsWith('view:') ? 'view' : 'domain';
 
     const execute = async (input: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
-      const invocationId =
-        typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : newId();
+      const invocationId = callInvocationId(call);
       const fail = (error: AgentErrorPayload): AgentInvocationResult => ({
         ok: false,
         error,
@@ -149,32 +139,29 @@ export function createAgentExposureGateway(
       const issues = await validate(validateInput, value);
       if (issues) return fail(schemaMismatch(c.id, issues));
 
+      const signal = call?.signal;
+      if (signal?.aborted) return fail(errorPayload('CANCELLED', 'the call was cancelled before it ran'));
       const controller = new AbortController();
-      const onAbort = () => controller.abort(call?.signal?.reason);
-      if (call?.signal?.aborted)
-        return fail(errorPayload('CANCELLED', 'the call was cancelled before it ran'));
-      call?.signal?.addEventListener('abort', onAbort, { once: true });
+      const onAbort = () => controller.abort(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        const outcome = await Promise.race([
-          Promise.resolve()
-            .then(() => handler(value, { signal: controller.signal, invocationId, consumer }))
-            .then((output) => ({ output }) as const),
-          new Promise<{ timeout: true }>((resolve) => {
-            timer = setTimeout(() => resolve({ timeout: true }), c.timeoutMs);
-          }),
-          new Promise<{ cancelled: true }>((resolve) =>
-            controller.signal.addEventListener('abort', () => resolve({ cancelled: true }), { once: true }),
-          ),
-        ]);
-        if ('timeout' in outcome) {
+        // Settles with the handler's output, or `TIMEOUT` / `CANCELLED` first; a throw lands in catch.
+        const outcome = await new Promise<{ output: unknown } | 'TIMEOUT' | 'CANCELLED'>(
+          (resolve, reject) => {
+            timer = setTimeout(() => resolve('TIMEOUT'), c.timeoutMs);
+            controller.signal.addEventListener('abort', () => resolve('CANCELLED'), { once: true });
+            Promise.resolve()
+              .then(() => handler(value, { signal: controller.signal, invocationId, consumer }))
+              .then((output) => resolve({ output }), reject);
+          },
+        );
+        if (outcome === 'TIMEOUT') {
           controller.abort();
-          return fail(
-            errorPayload('TIMEOUT', `"${c.id}" did not finish in time.`, { timeoutMs: c.timeoutMs }),
-          );
+          return fail(errorPayload(outcome, `"${c.id}" did not finish in time.`, { timeoutMs: c.timeoutMs }));
         }
-        if ('cancelled' in outcome)
-          return fail(errorPayload('CANCELLED', `"${c.id}" was cancelled by its caller.`));
+        if (outcome === 'CANCELLED')
+          return fail(errorPayload(outcome, `"${c.id}" was cancelled by its caller.`));
         const output = outcome.output === undefined ? null : outcome.output;
         const outJson = checkJson(output, { maxBytes: maxOutputBytes });
         if (!outJson.ok) {
@@ -202,7 +189,7 @@ export function createAgentExposureGateway(
         );
       } finally {
         if (timer !== undefined) clearTimeout(timer);
-        call?.signal?.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', onAbort);
       }
     };
 

@@ -6,7 +6,8 @@
  * Also home of the scope algebra both modes share: configured scope is a floor that a model's scope
  * may narrow but never widen.
  */
-import { utf8Length } from './canonical-json.js';
+import { jsonPointer, utf8Length } from './canonical-json.js';
+import { deepFreeze } from './confirmations.js';
 import { issueWarning, DEV_MODE } from './dev.js';
 import { errorPayload } from './errors.js';
 import type {
@@ -20,6 +21,7 @@ import type {
   JsonObject,
   JsonSchema,
   JsonValue,
+  SurfaceSnapshot,
 } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -123,14 +125,6 @@ function dedupe(items: string[]): string[] {
 // ---------------------------------------------------------------------------------------------
 // Constant tool definitions
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 const SCOPE_TEXT = 'segment prefixes of capability paths, like "devices" or "view:devices.table"';
 
 /** The three input schemas: the same frozen objects for every toolset and every surface state. */
@@ -229,44 +223,27 @@ function checkEnvelope(
   if (!isPlainObject(args))
     return { ok: false, issues: [{ path: '', message: 'the arguments must be an object' }] };
   const issues: Issue[] = [];
+  const issue = (path: string, message: string) => void issues.push({ path, message });
   for (const key of Object.keys(args)) {
-    if (!Object.prototype.hasOwnProperty.call(schema.properties, key)) {
-      issues.push({
-        path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-        message: `unknown property "${key}"`,
-      });
-    }
+    if (!Object.hasOwn(schema.properties, key)) issue(jsonPointer([key]), `unknown property "${key}"`);
   }
   for (const key of schema.required ?? []) {
-    if (!(key in args) || args[key] === undefined)
-      issues.push({ path: `/${key}`, message: `missing required property "${key}"` });
+    if (args[key] === undefined) issue(`/${key}`, `missing required property "${key}"`);
   }
   for (const key of ['capabilityId', 'invocationId', 'confirmationId', 'surfaceVersion']) {
-    if (key in args && args[key] !== undefined && (typeof args[key] !== 'string' || args[key] === '')) {
-      issues.push({ path: `/${key}`, message: `${key} must be a non-empty string` });
-    }
+    if (args[key] !== undefined && (typeof args[key] !== 'string' || args[key] === ''))
+      issue(`/${key}`, `${key} must be a non-empty string`);
   }
-  if ('instanceId' in args && args.instanceId !== undefined && typeof args.instanceId !== 'string') {
-    issues.push({ path: '/instanceId', message: 'instanceId must be a string' });
-  }
-  if ('scope' in args && args.scope !== undefined) {
-    if (!Array.isArray(args.scope))
-      issues.push({ path: '/scope', message: 'scope must be an array of strings' });
-    else {
-      args.scope.forEach((entry, i) => {
-        if (!parseScopeEntry(entry))
-          issues.push({ path: `/scope/${i}`, message: `not a scope prefix: use ${SCOPE_TEXT}` });
-      });
-    }
-  }
-  if (
-    'input' in args &&
-    args.input !== undefined &&
-    !isPlainObject(args.input) &&
-    typeof args.input !== 'string'
-  ) {
-    issues.push({ path: '/input', message: 'input must be an object' });
-  }
+  if (args.instanceId !== undefined && typeof args.instanceId !== 'string')
+    issue('/instanceId', 'instanceId must be a string');
+  const { scope, input } = args;
+  if (scope !== undefined && !Array.isArray(scope)) issue('/scope', 'scope must be an array of strings');
+  else
+    scope?.forEach((entry: unknown, i: number) => {
+      if (!parseScopeEntry(entry)) issue(`/scope/${i}`, `not a scope prefix: use ${SCOPE_TEXT}`);
+    });
+  if (input !== undefined && !isPlainObject(input) && typeof input !== 'string')
+    issue('/input', 'input must be an object');
   return issues.length ? { ok: false, issues } : { ok: true, value: args };
 }
 
@@ -366,9 +343,7 @@ function invalid(issues: Issue[]): AgentErrorPayload {
   return errorPayload(
     'INVALID_INPUT',
     `invalid arguments: ${issues.map((i) => `${i.path || '(root)'} ${i.message}`).join('; ')}`,
-    {
-      issues: issues.map((i) => ({ path: i.path, message: i.message })),
-    },
+    { issues: issues as unknown as JsonObject[] },
   );
 }
 
@@ -378,10 +353,9 @@ function outOfScope(capabilityId: string): AgentErrorPayload {
   });
 }
 
-function scopedSnapshot(host: MetaHost): readonly CapabilityDescriptor[] {
-  const scope = host.floor?.map(formatScopeEntry);
-  return host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer })
-    .capabilities;
+/** The consumer's snapshot, narrowed to `scope` (by default the floor). */
+function snapshot(host: MetaHost, scope = host.floor?.map(formatScopeEntry)): SurfaceSnapshot {
+  return host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer });
 }
 
 /** The three meta tools of one toolset. Their schemas and descriptions never change. */
@@ -393,22 +367,14 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     if (!checked.ok) return host.fail(invalid(checked.issues), call);
     const requested = (checked.value.scope as string[] | undefined)?.map((s) => parseScopeEntry(s)!);
     const { scope, rejected } = narrowScope(host.floor, requested);
-    let surfaceVersion: string;
-    let descriptors: readonly CapabilityDescriptor[];
-    if (scope && scope.length === 0) {
-      // Entirely outside the floor: an empty surface (the registry reads an empty scope as "all").
-      surfaceVersion = host.registry.surfaceVersion;
-      descriptors = [];
-    } else {
-      const snapshot = host.registry.snapshot(
-        scope ? { consumer: host.consumer, scope } : { consumer: host.consumer },
-      );
-      surfaceVersion = snapshot.surfaceVersion;
-      descriptors = snapshot.capabilities;
-    }
+    // Entirely outside the floor: an empty surface (the registry reads an empty scope as "all").
+    const { surfaceVersion, capabilities } =
+      scope && scope.length === 0
+        ? { surfaceVersion: host.registry.surfaceVersion, capabilities: [] }
+        : snapshot(host, scope);
     return {
       ok: true,
-      output: discoveryPayload(surfaceVersion, descriptors, host.budget, rejected),
+      output: discoveryPayload(surfaceVersion, capabilities, host.budget, rejected),
       invocationId: host.newInvocationId(call),
       surfaceVersion,
     };
@@ -421,7 +387,7 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     const instanceId = checked.value.instanceId as string | undefined;
     if (!host.inFloor(capabilityId)) return host.fail(outOfScope(capabilityId), call);
     // surface_read has no input slot: refuse to run an action through it.
-    const matches = scopedSnapshot(host).filter((d) => d.capabilityId === capabilityId);
+    const matches = snapshot(host).capabilities.filter((d) => d.capabilityId === capabilityId);
     if (matches.length === 0) return host.fail(outOfScope(capabilityId), call);
     if (matches.every((d) => d.kind !== 'observation')) {
       return host.fail(
@@ -452,10 +418,9 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     }
     const request: Parameters<MetaHost['call']>[0] = { capabilityId, input };
     // Ambiguity stays the registry's to classify: no registrationId is ever made up here.
-    if (v.instanceId !== undefined) request.instanceId = v.instanceId as string;
-    if (v.invocationId !== undefined) request.invocationId = v.invocationId as string;
-    if (v.confirmationId !== undefined) request.confirmationId = v.confirmationId as string;
-    if (v.surfaceVersion !== undefined) request.surfaceVersion = v.surfaceVersion as string;
+    for (const key of ['instanceId', 'invocationId', 'confirmationId', 'surfaceVersion'] as const) {
+      if (v[key] !== undefined) request[key] = v[key] as string;
+    }
     return host.call(request, call);
   };
 
@@ -480,7 +445,7 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
  * known and expects an object, and the text parses to one; a development warning says so.
  */
 function repairInput(host: MetaHost, capabilityId: string, text: string): JsonObject | undefined {
-  const descriptor = scopedSnapshot(host).find((d) => d.capabilityId === capabilityId);
+  const descriptor = snapshot(host).capabilities.find((d) => d.capabilityId === capabilityId);
   if (!descriptor || !expectsObject(descriptor.inputSchema)) return undefined;
   let parsed: unknown;
   try {

@@ -85,20 +85,15 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
       'options.consumer must be { id, kind } with a stable, non-empty id unique to this toolset (it scopes policy and idempotency)',
     );
   }
-  const mode = options.mode ?? 'direct';
-  if (mode !== 'direct' && mode !== 'meta') fail(`unknown mode "${String(mode)}": use "direct" or "meta"`);
-  const { topology } = options;
-  if (topology !== undefined && topology !== 'embedded' && topology !== 'remote') {
-    fail(`unknown topology "${String(topology)}": use "embedded" or "remote"`);
-  }
-  if (
-    options.confirmations !== undefined &&
-    options.confirmations !== 'wait' &&
-    options.confirmations !== 'two-phase'
-  ) {
-    fail(`unknown confirmations mode "${String(options.confirmations)}": use "wait" or "two-phase"`);
-  }
-  if (topology === undefined && options.confirmations === undefined) {
+  /** An optional choice between two values (`undefined` passes). */
+  const choose = <T extends string>(what: string, value: unknown, a: T, b: T): T | undefined => {
+    if (value !== undefined && value !== a && value !== b)
+      fail(`unknown ${what} "${String(value)}": use "${a}" or "${b}"`);
+    return value as T | undefined;
+  };
+  const mode = choose('mode', options.mode, 'direct', 'meta') ?? 'direct';
+  const topology = choose('topology', options.topology, 'embedded', 'remote');
+  if (choose('confirmations mode', options.confirmations, 'wait', 'two-phase') === undefined && !topology) {
     fail(
       'say how confirmations reach the person: topology "embedded" (wait for the decision inside one call) or ' +
         '"remote" (two-phase: return CONFIRMATION_REQUIRED, retry in a later turn), or confirmations "wait" | "two-phase"',
@@ -129,13 +124,13 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
         'budget applies to meta mode only: a direct catalog would lose tools silently. Narrow a direct toolset with scope, or use mode "meta"',
       );
     }
-    const b = options.budget;
+    const b = options.budget as Record<string, unknown>;
     if (!b || typeof b !== 'object') fail('options.budget must be { maxComponents?, maxBytes? }');
     for (const key of Object.keys(b)) {
       if (key !== 'maxComponents' && key !== 'maxBytes')
         fail(`unknown budget key "${key}": use maxComponents or maxBytes`);
-      const value = (b as Record<string, unknown>)[key];
-      if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0))
+      const value = b[key];
+      if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0))
         fail(`budget.${key} must be a non-negative integer`);
     }
     budget = { ...b };
@@ -147,13 +142,18 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
 // Shared helpers
 
 let idCounter = 0;
-const idPrefix = Math.random().toString(36).slice(2, 10);
 
-/** A unique invocation id; `crypto.randomUUID` is missing from insecure contexts, hence the fallback. */
-function randomInvocationId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (c?.randomUUID) return c.randomUUID();
-  return `inv-${idPrefix}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+/** A unique id; `crypto.randomUUID` is missing from insecure contexts, hence the fallback. */
+export function randomId(): string {
+  return (
+    globalThis.crypto?.randomUUID?.() ??
+    `inv-${Date.now().toString(36)}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`
+  );
+}
+
+/** The invocation id of a provider call: its `toolCallId` when it has one, else a fresh id. */
+export function callInvocationId(call: AgentToolCall | undefined): string {
+  return typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : randomId();
 }
 
 /** An abort signal that fires when any of the given ones does, and a function to let go of it. */
@@ -212,20 +212,16 @@ function schemaText(schema: JsonSchema): string {
 
 /** Whether two descriptors project to the same tool (the same name input, text, schema, state and target). */
 function sameDescriptor(a: CapabilityDescriptor, b: CapabilityDescriptor): boolean {
-  if (a === b) return true;
   return (
-    a.registrationId === b.registrationId &&
-    a.capabilityId === b.capabilityId &&
-    a.instanceId === b.instanceId &&
-    a.kind === b.kind &&
-    a.effect === b.effect &&
-    a.confirmation === b.confirmation &&
-    a.description === b.description &&
-    a.untrustedOutput === b.untrustedOutput &&
-    a.state.available === b.state.available &&
-    a.state.unavailableReason === b.state.unavailableReason &&
-    a.state.note === b.state.note &&
-    (a.inputSchema === b.inputSchema || schemaText(a.inputSchema) === schemaText(b.inputSchema))
+    a === b ||
+    (a.registrationId === b.registrationId &&
+      a.capabilityId === b.capabilityId &&
+      a.instanceId === b.instanceId &&
+      sameText(a, b) &&
+      a.state.available === b.state.available &&
+      a.state.unavailableReason === b.state.unavailableReason &&
+      a.state.note === b.state.note &&
+      (a.inputSchema === b.inputSchema || schemaText(a.inputSchema) === schemaText(b.inputSchema)))
   );
 }
 
@@ -346,9 +342,6 @@ export function createAgentToolset(
   const takeSnapshot = (): SurfaceSnapshot =>
     registry.snapshot(scopeText ? { consumer, scope: scopeText } : { consumer });
 
-  const newInvocationId = (call: AgentToolCall | undefined) =>
-    typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : randomInvocationId();
-
   const answer = (error: AgentErrorPayload, invocationId: string): AgentInvocationResult => ({
     ok: false,
     error,
@@ -372,7 +365,7 @@ export function createAgentToolset(
     if (disposed)
       return answer(
         errorPayload('CANCELLED', 'this toolset was disposed'),
-        request.invocationId ?? newInvocationId(call),
+        request.invocationId ?? callInvocationId(call),
       );
     const now = Date.now();
     let invocationId = request.invocationId;
@@ -391,7 +384,7 @@ export function createAgentToolset(
     }
     if (confirmationId !== undefined && invocationId === undefined)
       invocationId = invocationByConfirmation.get(confirmationId);
-    invocationId ??= newInvocationId(call);
+    invocationId ??= callInvocationId(call);
 
     const linked = linkSignals([lifetime.signal, call?.signal]);
     try {
@@ -507,8 +500,8 @@ export function createAgentToolset(
       inFloor: (capabilityId) => floorMatcher === undefined || floorMatcher(capabilityId),
       budget: opts.budget,
       call: (request, call) => run(request, call, undefined),
-      fail: (error, call) => answer(error, newInvocationId(call)),
-      newInvocationId,
+      fail: (error, call) => answer(error, callInvocationId(call)),
+      newInvocationId: callInvocationId,
     };
     const metaTools = createMetaTools(host);
     // The meta tools are not capabilities: nothing to reverse.
@@ -604,37 +597,29 @@ export function createAgentToolset(
     return catalog.tools;
   };
 
+  /** The current catalog, or `undefined` once disposed. */
+  const current = () => (tools(), catalog);
+
   return {
     tools,
     wireNameMap() {
-      tools();
-      if (!catalog) return new Map();
-      if (!catalog.names)
-        catalog.names = new Map(catalog.tools.map((t, i) => [t.name, catalog!.descriptors[i]!.capabilityId]));
-      return catalog.names;
+      const c = current();
+      if (!c) return new Map();
+      return (c.names ??= new Map(c.tools.map((t, i) => [t.name, c.descriptors[i]!.capabilityId])));
     },
     wireTargets() {
-      tools();
-      if (!catalog) return new Map();
-      if (!catalog.targets) {
-        catalog.targets = new Map(
-          catalog.tools.map((t, i) => {
-            const d = catalog!.descriptors[i]!;
-            return [
-              t.name,
-              d.instanceId === undefined
-                ? { capabilityId: d.capabilityId }
-                : { capabilityId: d.capabilityId, instanceId: d.instanceId },
-            ];
-          }),
-        );
-      }
-      return catalog.targets;
+      const c = current();
+      if (!c) return new Map();
+      return (c.targets ??= new Map(
+        c.tools.map((t, i) => {
+          const { capabilityId, instanceId } = c.descriptors[i]!;
+          return [t.name, instanceId === undefined ? { capabilityId } : { capabilityId, instanceId }];
+        }),
+      ));
     },
     capabilityState() {
-      tools();
-      if (!catalog) return '';
-      return (catalog.state ??= renderCapabilityState(catalog.tools));
+      const c = current();
+      return c ? (c.state ??= renderCapabilityState(c.tools)) : '';
     },
     subscribe,
     dispose,
