@@ -195,13 +195,13 @@ export class ConfirmationStore implements ConfirmationsApi {
         resolve(outcome);
       };
       (record.waiters ??= []).push(waiter);
-      holdOpen(record);
+      holdWhileAwaited(record);
       if (signal) {
         onAbort = () => {
           const list = record.waiters;
           const i = list ? list.indexOf(waiter) : -1;
           if (i >= 0) list!.splice(i, 1);
-          holdOpen(record);
+          holdWhileAwaited(record);
           resolve({ status: 'aborted' });
         };
         signal.addEventListener('abort', onAbort, { once: true });
@@ -311,7 +311,7 @@ export class ConfirmationStore implements ConfirmationsApi {
       if (Date.now() >= record.expiresAt) this.#decide(record, 'expired');
       else this.#arm(record, Date.now());
     }, delay);
-    holdOpen(record);
+    holdWhileAwaited(record);
   }
 
   /** Moves a live record to a final status. */
@@ -365,7 +365,7 @@ function settleWaiters(record: ConfirmationRecord, outcome: ConfirmationOutcome)
   const waiters = record.waiters;
   if (waiters === undefined) return;
   record.waiters = undefined;
-  holdOpen(record);
+  holdWhileAwaited(record);
   for (const waiter of waiters) waiter(outcome);
 }
 
@@ -384,19 +384,18 @@ export function isSignal(value: unknown): value is AbortSignal {
   }
 }
 
-/** Lets Node exit while only this timer is pending: a forgotten registry never holds a process open. */
-export function unrefTimer(timer: ReturnType<typeof setTimeout>): void {
-  (timer as { unref?(): void }).unref?.();
+/**
+ * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
+ * timers hold it only while someone awaits what they end, so a forgotten registry never does.
+ * Browsers' timers have neither method.
+ */
+export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
+  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
 }
 
-/**
- * A record's TTL timer holds a Node process open only while someone awaits the record
- * (`waitFor`): the wait must end, and the timer guarantees it. Otherwise it is unref'd.
- */
-function holdOpen(record: ConfirmationRecord): void {
-  const timer = record.timer as { ref?(): void; unref?(): void } | undefined;
-  if (record.waiters?.length) timer?.ref?.();
-  else timer?.unref?.();
+/** A record's TTL timer holds the process open only while someone awaits it (`waitFor`). */
+function holdWhileAwaited(record: ConfirmationRecord): void {
+  holdOpen(record.timer, record.waiters !== undefined && record.waiters.length > 0);
 }
 
 let confirmationSeq = 0;

@@ -8,7 +8,7 @@
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
-import { type ConfirmationBinding, type ConfirmationRecord, isSignal, unrefTimer } from './confirmations.js';
+import { type ConfirmationBinding, type ConfirmationRecord, holdOpen, isSignal } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
 import { IdempotencyEntry, sameInput } from './idempotency.js';
@@ -41,6 +41,12 @@ const now = (): number => Date.now();
 const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
 
 export type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
+
+const ABORT_MESSAGES: Record<AbortCode, string> = {
+  TIMEOUT: 'did not finish in time',
+  CANCELLED: 'was cancelled by its caller',
+  COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
+};
 
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
 export class Invocation {
@@ -100,8 +106,8 @@ class HandlerContext implements InvocationContext {
   constructor(inv: Invocation) {
     this.invocationId = inv.invocationId;
     this.consumer = inv.consumer!;
-    if (inv.instanceId !== undefined) this.instanceId = inv.instanceId;
-    else if (inv.reg?.instanceId !== undefined) this.instanceId = inv.reg.instanceId;
+    const instanceId = inv.instanceId ?? inv.reg?.instanceId;
+    if (instanceId !== undefined) this.instanceId = instanceId;
   }
 
   get signal(): AbortSignal {
@@ -129,9 +135,6 @@ export class Execution {
   readonly promise: Promise<void>;
   readonly deadline: number;
   readonly registration: Registration;
-  /** Neighbours in `RunningCalls`. */
-  prev: Execution | undefined = undefined;
-  next: Execution | undefined = undefined;
   readonly #core: RegistryCore;
   readonly #inv: Invocation;
   #resolve!: () => void;
@@ -180,69 +183,51 @@ export class Execution {
     this.#resolve();
   }
 }
+/** What the handler's `ctx.signal` is aborted with: the caller's own reason when it cancelled. */
 function abortReason(code: AbortCode, inv: Invocation): unknown {
-  switch (code) {
-    case 'TIMEOUT':
-      return new DOMException(`The call to "${inv.capabilityId}" timed out after ${inv.reg?.info.contract.timeoutMs} ms`, 'TimeoutError');
-    case 'CANCELLED':
-      return inv.signal?.reason ?? new DOMException('The call was cancelled', 'AbortError');
-    default:
-      return new DOMException(`"${inv.capabilityId}" was unregistered while the call ran`, 'AbortError');
-  }
+  return (
+    (code === 'CANCELLED' ? inv.signal?.reason : undefined) ??
+    new DOMException(`"${inv.capabilityId}" ${ABORT_MESSAGES[code]}`, code === 'TIMEOUT' ? 'TimeoutError' : 'AbortError')
+  );
 }
 
 /**
- * The calls whose handler returned a pending promise, in a linked list, with one timer for all
- * their timeouts armed for the earliest deadline. A call that settles in time costs a list insert
- * and unlink. In Node the timer holds the process open only while a call runs (someone awaits
- * its result, which the timeout guarantees); while idle it is unref'd, so a forgotten registry
- * never keeps a process alive.
+ * The calls whose handler returned a pending promise, with one timer for all their timeouts armed
+ * for the earliest deadline. A call that settles in time costs a set insert and delete. In Node the
+ * timer holds the process open only while a call runs (someone awaits its result, which the
+ * timeout guarantees); while idle it is unref'd, so a forgotten registry never keeps a process alive.
  */
 export class RunningCalls {
-  #head: Execution | undefined = undefined;
-  #size = 0;
+  readonly #calls = new Set<Execution>();
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   #armedFor = Infinity;
 
   add(execution: Execution): void {
-    const head = this.#head;
-    execution.next = head;
-    if (head !== undefined) head.prev = execution;
-    this.#head = execution;
-    this.#size++;
+    this.#calls.add(execution);
     if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
-    else if (this.#size === 1) (this.#timer as { ref?(): void } | undefined)?.ref?.();
+    else if (this.#calls.size === 1) holdOpen(this.#timer, true);
   }
 
   delete(execution: Execution): void {
-    const { prev, next } = execution;
-    if (prev === undefined && this.#head !== execution) return;
-    if (prev !== undefined) prev.next = next;
-    else this.#head = next;
-    if (next !== undefined) next.prev = prev;
-    execution.prev = execution.next = undefined;
-    if (--this.#size === 0 && this.#timer !== undefined) unrefTimer(this.#timer);
+    if (this.#calls.delete(execution) && this.#calls.size === 0) holdOpen(this.#timer, false);
   }
 
   /** Ends the running calls of one registration (it is going away), or of all with none given. */
   abort(code: AbortCode, registration?: Registration): void {
-    const out: Execution[] = [];
-    for (let e = this.#head; e !== undefined; e = e.next) if (registration === undefined || e.registration === registration) out.push(e);
-    for (const e of out) e.abort(code);
+    for (const e of [...this.#calls]) if (registration === undefined || e.registration === registration) e.abort(code);
   }
 
   dispose(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    this.#head = undefined;
-    this.#size = 0;
+    this.#calls.clear();
   }
 
   #arm(deadline: number): void {
     clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    // Armed only while calls run (add, or calls left after firing): the timer stays ref'd.
+    // Armed only while calls run (from add, or for calls left after firing): the timer stays ref'd.
     this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - now()));
   }
 
@@ -250,14 +235,12 @@ export class RunningCalls {
     this.#timer = undefined;
     this.#armedFor = Infinity;
     const t = now();
-    const due: Execution[] = [];
     let next = Infinity;
-    for (let e = this.#head; e !== undefined; e = e.next) {
+    for (const e of [...this.#calls]) {
       // Timers may fire a millisecond early on some engines.
-      if (e.deadline <= t + 1) due.push(e);
+      if (e.deadline <= t + 1) e.abort('TIMEOUT');
       else if (e.deadline < next) next = e.deadline;
     }
-    for (const e of due) e.abort('TIMEOUT');
     if (next !== Infinity) this.#arm(next);
   }
 }
@@ -380,11 +363,12 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
     entry.settle(result);
   }
   if (core.listeners.invocation.length > 0) {
+    const instanceId = inv.instanceId ?? inv.reg?.instanceId;
     const event: InvocationEvent = {
       type: 'invocation',
       consumer: inv.consumer ?? { id: '', kind: '' },
       capabilityId: inv.capabilityId,
-      ...(inv.instanceId !== undefined || inv.reg?.instanceId !== undefined ? { instanceId: inv.instanceId ?? inv.reg!.instanceId } : {}),
+      ...(instanceId !== undefined ? { instanceId } : {}),
       ...(inv.reg !== undefined ? { registrationId: inv.reg.id } : {}),
       invocationId: inv.invocationId,
       outcome: result.ok ? 'OK' : result.error.code,
@@ -403,6 +387,8 @@ function internalFailure(core: RegistryCore, inv: Invocation, error: unknown): A
   return failure(core, inv, 'EXECUTION_FAILED', 'The call failed inside the page.', { reason: 'internal' });
 }
 
+const OPTIONAL_FIELDS = ['instanceId', 'registrationId', 'surfaceVersion', 'confirmationId'] as const;
+
 /** Step 0: the request envelope. Every field is read exactly once (getters, proxies). */
 function readRequest(core: RegistryCore, inv: Invocation, request: unknown): AgentInvocationResult | undefined {
   if (request === null || typeof request !== 'object') {
@@ -410,22 +396,19 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
       field: '',
     });
   }
-  let invocationId: unknown, consumer: unknown, capabilityId: unknown, instanceId: unknown, registrationId: unknown;
-  let surfaceVersion: unknown, confirmationId: unknown, signal: unknown, consumerId: unknown, consumerKind: unknown;
+  let invocationId: unknown, capabilityId: unknown, signal: unknown, consumerId: unknown, consumerKind: unknown;
+  const optional: unknown[] = [];
   try {
     const r = request as Record<string, unknown>;
     invocationId = r.invocationId;
     if (typeof invocationId === 'string' && invocationId !== '' && invocationId.length <= MAX_ID_LENGTH) inv.invocationId = invocationId;
-    consumer = r.consumer;
+    const consumer = r.consumer as AgentConsumer | null;
     if (consumer !== null && typeof consumer === 'object') {
-      consumerId = (consumer as AgentConsumer).id;
-      consumerKind = (consumer as AgentConsumer).kind;
+      consumerId = consumer.id;
+      consumerKind = consumer.kind;
     }
     capabilityId = r.capabilityId;
-    instanceId = r.instanceId;
-    registrationId = r.registrationId;
-    surfaceVersion = r.surfaceVersion;
-    confirmationId = r.confirmationId;
+    for (const field of OPTIONAL_FIELDS) optional.push(r[field]);
     signal = r.signal;
     inv.input = r.input;
   } catch {
@@ -444,9 +427,9 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
     return failure(core, inv, 'INVALID_INPUT', 'capabilityId must be a non-empty string.', { field: 'capabilityId' });
   }
   inv.capabilityId = capabilityId;
-  const optional = { instanceId, registrationId, surfaceVersion, confirmationId };
-  for (const field of ['instanceId', 'registrationId', 'surfaceVersion', 'confirmationId'] as const) {
-    const value = optional[field];
+  for (let i = 0; i < OPTIONAL_FIELDS.length; i++) {
+    const field = OPTIONAL_FIELDS[i];
+    const value = optional[i];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || value.length > MAX_ID_LENGTH) {
       return failure(core, inv, 'INVALID_INPUT', `${field} must be a string when present.`, { field });
@@ -748,15 +731,9 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   inv.ctx = ctx;
   inv.started = true;
   let value: unknown;
-  try {
-    value = reg.info.isAction ? reg.handler!(inv.args!, ctx) : reg.read!(ctx, inv.args!);
-  } catch (error) {
-    inv.thrown = true;
-    inv.error = error;
-    return undefined;
-  }
   let then: unknown;
   try {
+    value = reg.info.isAction ? reg.handler!(inv.args!, ctx) : reg.read!(ctx, inv.args!);
     then = value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as PromiseLike<unknown>).then : undefined;
   } catch (error) {
     inv.thrown = true;
@@ -785,12 +762,6 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   inv.pending = execution.promise;
   return undefined;
 }
-
-const ABORT_MESSAGES: Record<AbortCode, string> = {
-  TIMEOUT: 'did not finish in time',
-  CANCELLED: 'was cancelled by its caller',
-  COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
-};
 
 /** The result of a finished handler call: errors, output checks. */
 function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResult | Promise<AgentInvocationResult> {
@@ -848,7 +819,8 @@ function outputInvalid(core: RegistryCore, inv: Invocation, problem: unknown): A
 }
 
 const AGENT_ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(DEFAULT_RETRY));
-const RETRIES: ReadonlySet<string> = new Set(['no', 'yes', 'after-refresh', 'after-delay', 'with-confirmation', 'with-changes']);
+/** Every retry advice appears in the defaults table. */
+const RETRIES: ReadonlySet<string> = new Set(Object.values(DEFAULT_RETRY));
 
 /** A thrown `AgentSurfaceError` reaches the agent as is; anything else becomes a generic failure. */
 function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
