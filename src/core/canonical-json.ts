@@ -83,8 +83,16 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
+type Problem = Omit<JsonProblem, 'path'>;
+const CYCLE: Problem = { code: 'cycle', reason: 'a cycle (the value contains itself)' };
+const HOLE: Problem = { code: 'sparse-array', reason: 'an array hole is not JSON' };
+const notPlain = (value: object): Problem => ({
+  code: 'non-plain-object',
+  reason: `${typeName(value)} is not a plain object, so not JSON`,
+});
+
 /** Classifies a non-container value that JSON cannot hold; `undefined` when it is fine. */
-function scalarProblem(value: unknown): Omit<JsonProblem, 'path'> | undefined {
+function scalarProblem(value: unknown): Problem | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -119,7 +127,7 @@ export function canonicalJson(value: unknown): string {
   const trail: (string | number)[] = [];
   const ancestors = new Set<object>();
 
-  const raise = (problem: Omit<JsonProblem, 'path'>): never => {
+  const raise = (problem: Problem): never => {
     throw new CanonicalJsonError({ ...problem, path: jsonPointer(trail) });
   };
 
@@ -130,24 +138,20 @@ export function canonicalJson(value: unknown): string {
       if (problem) raise(problem);
       return JSON.stringify(v);
     }
-    if (ancestors.has(v)) raise({ code: 'cycle', reason: 'a cycle (the value contains itself)' });
+    if (ancestors.has(v)) raise(CYCLE);
     ancestors.add(v);
     let out: string;
     if (Array.isArray(v)) {
       out = '[';
       for (let i = 0; i < v.length; i++) {
-        if (!(i in v)) {
-          trail.push(i);
-          raise({ code: 'sparse-array', reason: 'an array hole is not JSON' });
-        }
         trail.push(i);
+        if (!(i in v)) raise(HOLE);
         out += (i === 0 ? '' : ',') + write(v[i]);
         trail.pop();
       }
       out += ']';
     } else {
-      if (!isPlainObject(v))
-        raise({ code: 'non-plain-object', reason: `${typeName(v)} is not a plain object, so not JSON` });
+      if (!isPlainObject(v)) raise(notPlain(v));
       const keys = Object.keys(v).sort();
       out = '{';
       for (let i = 0; i < keys.length; i++) {
@@ -223,7 +227,7 @@ export function checkJson(value: unknown, options: JsonCheckOptions = {}): JsonC
   const trail: (string | number)[] = [];
   const ancestors: object[] = [];
   let bytes = 0;
-  let problem: Omit<JsonProblem, 'path'> | undefined;
+  let problem: Problem | undefined;
 
   // Returns false as soon as a problem is recorded; `trail` then points at it.
   const walk = (v: unknown, depth: number): boolean => {
@@ -231,24 +235,17 @@ export function checkJson(value: unknown, options: JsonCheckOptions = {}): JsonC
       bytes += 4;
     } else if (typeof v === 'string') {
       bytes += jsonStringBytes(v);
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) {
-        problem = { code: 'non-finite-number', reason: `${String(v)} is not a JSON number` };
-        return false;
-      }
-      bytes += String(v).length;
-    } else if (typeof v === 'boolean') {
-      bytes += v ? 4 : 5;
     } else if (typeof v !== 'object') {
       problem = scalarProblem(v);
-      return false;
+      if (problem) return false;
+      bytes += v === true ? 4 : v === false ? 5 : String(v).length;
     } else {
       if (depth >= maxDepth) {
         problem = { code: 'too-deep', reason: `nesting deeper than ${maxDepth} levels` };
         return false;
       }
       if (ancestors.includes(v)) {
-        problem = { code: 'cycle', reason: 'a cycle (the value contains itself)' };
+        problem = CYCLE;
         return false;
       }
       ancestors.push(v);
@@ -257,7 +254,7 @@ export function checkJson(value: unknown, options: JsonCheckOptions = {}): JsonC
         for (let i = 0; i < v.length; i++) {
           trail.push(i);
           if (!(i in v)) {
-            problem = { code: 'sparse-array', reason: 'an array hole is not JSON' };
+            problem = HOLE;
             return false;
           }
           if (!walk(v[i], depth + 1)) return false;
@@ -265,7 +262,7 @@ export function checkJson(value: unknown, options: JsonCheckOptions = {}): JsonC
         }
       } else {
         if (!isPlainObject(v)) {
-          problem = { code: 'non-plain-object', reason: `${typeName(v)} is not a plain object, so not JSON` };
+          problem = notPlain(v);
           return false;
         }
         const keys = Object.keys(v);

@@ -6,12 +6,11 @@
  * is escaped and given a `-<hash>` suffix. A canonical encoding never contains `-` nor a single `_`
  * after the plane, so `decodeWireName` can tell the reversible names from all the others.
  */
+import { isCanonicalCapabilityId } from './capability-id.js';
 
 export const WIRE_NAME_MAX_LENGTH = 64;
 export const WIRE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-// The grammar of capability-id.ts, without its length limit: any canonical id gets a readable name.
-const CANONICAL_ID = /^(view|domain):[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*$/;
 const CANONICAL_WIRE = /^(view|domain)_([A-Za-z][A-Za-z0-9]*(?:__[A-Za-z][A-Za-z0-9]*)*)$/;
 /** Instance ids kept verbatim; anything else is escaped and hashed. */
 const PLAIN_INSTANCE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -65,7 +64,7 @@ function readableId(id: string): string {
  * collided inside one catalog.
  */
 export function encodeWireNameAtLevel(id: string, instanceId: string | undefined, level: number): string {
-  const canonical = CANONICAL_ID.test(id);
+  const canonical = isCanonicalCapabilityId(id);
   const plainInstance = instanceId === undefined || PLAIN_INSTANCE.test(instanceId);
   const idPart = readableId(id);
   const instancePart = instanceId === undefined ? '' : `_at_${instanceId.replace(UNSAFE_CHAR, '_')}`;
@@ -131,7 +130,7 @@ export function encodeWireName(id: string, instanceId?: string): string {
   // Fast path for the common case: a canonical id, a plain instance, a name that fits.
   if (
     id.length <= WIRE_NAME_MAX_LENGTH &&
-    CANONICAL_ID.test(id) &&
+    isCanonicalCapabilityId(id) &&
     (instanceId === undefined || PLAIN_INSTANCE.test(instanceId))
   ) {
     const name =
