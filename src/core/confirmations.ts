@@ -254,16 +254,13 @@ export class ConfirmationStore implements ConfirmationsApi {
 
   /** Expires every live record bound to a registration that went away. */
   expireRegistration(registrationId: string): void {
-    if (this.#live.size === 0) return;
-    for (const record of [...this.#live.values()]) {
-      if (record.binding.registrationId === registrationId) this.#decide(record, 'expired');
-    }
+    this.#expireWhere((record) => record.binding.registrationId === registrationId);
   }
 
   /** Expires every live record, resolves every waiter and drops the subscribers. */
   dispose(): void {
     if (this.#disposed) return;
-    for (const record of [...this.#live.values()]) this.#decide(record, 'expired');
+    this.#expireWhere(() => true);
     this.#disposed = true;
     this.#subscribers.clear();
   }
@@ -287,10 +284,12 @@ export class ConfirmationStore implements ConfirmationsApi {
 
   /** Expires records whose timer has not fired yet (timers can run late, or be faked). */
   #sweep(now = Date.now()): void {
+    this.#expireWhere((record) => now >= record.expiresAt);
+  }
+
+  #expireWhere(test: (record: ConfirmationRecord) => boolean): void {
     if (this.#live.size === 0) return;
-    for (const record of [...this.#live.values()]) {
-      if (now >= record.expiresAt) this.#decide(record, 'expired');
-    }
+    for (const record of [...this.#live.values()]) if (test(record)) this.#decide(record, 'expired');
   }
 
   #pending(): readonly PendingConfirmation[] {
@@ -348,17 +347,10 @@ export class ConfirmationStore implements ConfirmationsApi {
   }
 }
 
+/** The outcome of a decided record (never called while it is pending); only a denial has a reason. */
 function outcomeOf(record: ConfirmationRecord): ConfirmationOutcome {
-  switch (record.status) {
-    case 'approved':
-    case 'consumed':
-    case 'expired':
-      return { status: record.status };
-    case 'denied':
-      return record.reason !== undefined ? { status: 'denied', reason: record.reason } : { status: 'denied' };
-    default:
-      return { status: 'unknown' };
-  }
+  const status = record.status as Exclude<ConfirmationStatus, 'pending'>;
+  return record.reason !== undefined ? { status, reason: record.reason } : { status };
 }
 
 function settleWaiters(record: ConfirmationRecord, outcome: ConfirmationOutcome): void {

@@ -216,9 +216,8 @@ function normalizeState(state: unknown, base: CapabilityState, where: string): C
   if (state === undefined || state === null) return base;
   if (typeof state !== 'object') throw new TypeError(`${where}: state must be an object { available?, unavailableReason?, note? }`);
   const s = state as Partial<CapabilityState>;
-  const next: { available: boolean; unavailableReason?: string; note?: string } = { available: base.available };
-  if (base.unavailableReason !== undefined) next.unavailableReason = base.unavailableReason;
-  if (base.note !== undefined) next.note = base.note;
+  // `base` is normalized already: it holds at most these three fields.
+  const next: { available: boolean; unavailableReason?: string; note?: string } = { ...base };
   if ('available' in s && s.available !== undefined) {
     if (typeof s.available !== 'boolean') throw new TypeError(`${where}: state.available must be a boolean`);
     next.available = s.available;
@@ -240,6 +239,10 @@ function sameState(a: CapabilityState, b: CapabilityState): boolean {
 }
 
 const AVAILABLE: CapabilityState = Object.freeze({ available: true });
+
+function noListeners(): { [K in keyof RegistryEventMap]: readonly Listener<K>[] } {
+  return { 'surface-changed': [], invocation: [], confirmation: [], refused: [] };
+}
 
 /**
  * The registry's state and the operations the pipeline needs. Internal: the public object is
@@ -275,12 +278,7 @@ export class RegistryCore {
   disposed = false;
   #registrationSeq = 0;
 
-  readonly listeners: { [K in keyof RegistryEventMap]: readonly Listener<K>[] } = {
-    'surface-changed': [],
-    invocation: [],
-    confirmation: [],
-    refused: [],
-  };
+  listeners: { [K in keyof RegistryEventMap]: readonly Listener<K>[] } = noListeners();
 
   constructor(options: RegistryOptions) {
     const authority = options.authority;
@@ -635,7 +633,7 @@ export class RegistryCore {
     this.running.dispose();
     this.counter++;
     this.#version = undefined;
-    for (const type of EVENT_TYPES) (this.listeners as Record<string, readonly unknown[]>)[type] = [];
+    this.listeners = noListeners();
   }
 }
 

@@ -42,11 +42,6 @@ function entryMatches(entry: ScopeEntry, plane: string | undefined, path: string
   return path === prefix || (path.length > prefix.length && path.startsWith(prefix) && path.charCodeAt(prefix.length) === 46);
 }
 
-function splitId(capabilityId: string): [plane: string | undefined, path: string] {
-  const colon = capabilityId.indexOf(':');
-  return colon < 0 ? [undefined, capabilityId] : [capabilityId.slice(0, colon), capabilityId.slice(colon + 1)];
-}
-
 /** A compiled scope over an id already split into plane and path (the registry keeps both). */
 export type ScopePartsMatcher = ((plane: string | undefined, path: string) => boolean) | undefined;
 
@@ -75,8 +70,8 @@ export function compileScope(scope: readonly string[] | undefined | null): Scope
   const parts = compileScopeParts(scope);
   if (parts === undefined) return undefined;
   return (capabilityId: string) => {
-    const [plane, path] = splitId(capabilityId);
-    return parts(plane, path);
+    const colon = capabilityId.indexOf(':');
+    return colon < 0 ? parts(undefined, capabilityId) : parts(capabilityId.slice(0, colon), capabilityId.slice(colon + 1));
   };
 }
 
