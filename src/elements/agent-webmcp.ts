@@ -154,8 +154,12 @@ export class AgentWebMcpElement extends LitElement {
       try {
         // Loaded on first start, so pages that only use the other elements don't pay for it.
         const { createWebMcpAdapter } = await import('../webmcp/adapter.js');
-        // A reconfiguration while loading took over: it found no adapter to stop, so start none.
-        if (generation !== this._generation) return;
+        // A reconfiguration while loading took over: it found no adapter to stop, so start none
+        // (and say `stopped`, as if this one had started and been stopped at once).
+        if (generation !== this._generation) {
+          this.status = 'stopped';
+          return;
+        }
         const options: WebMcpAdapterOptions = { eventTarget: this };
         if (this.toolPrefix) options.prefix = this.toolPrefix;
         if (this.confirmationTtl !== undefined && this.confirmationTtl !== null) options.confirmationTtlMs = this.confirmationTtl;
