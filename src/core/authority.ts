@@ -258,6 +258,18 @@ interface PreparedEntry {
   admitted: AdmittedContract;
 }
 
+/** An admission with the validators that go with it (`validateOutput` only when there is one). */
+function admitted(
+  contract: NormalizedContract,
+  token: string,
+  validateInput: ValueValidator,
+  validateOutput: ValueValidator | undefined,
+): AdmittedContract {
+  const a: AdmittedContract = { ok: true, contract, token, validateInput };
+  if (validateOutput) a.validateOutput = validateOutput;
+  return a;
+}
+
 /** Key-order-insensitive equality of plain JSON data; anything unusual compares unequal. */
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -319,10 +331,7 @@ function differingFields(a: NormalizedContract, b: NormalizedContract): string[]
   const fields = new Set<string>([...Object.keys(a), ...Object.keys(b)]);
   const out: string[] = [];
   for (const f of fields) {
-    const x = (a as unknown as Record<string, unknown>)[f];
-    const y = (b as unknown as Record<string, unknown>)[f];
-    if ((x === undefined) !== (y === undefined) || (x !== undefined && canonicalJson(x) !== canonicalJson(y)))
-      out.push(f);
+    if (!jsonEqual((a as unknown as JsonObject)[f], (b as unknown as JsonObject)[f])) out.push(f);
   }
   // Model-visible fields first: they are the ones that matter to a reviewer.
   const visible = MODEL_VISIBLE_FIELDS as readonly string[];
@@ -374,17 +383,17 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       );
     }
     const frozen = deepFreeze(normalized.contract);
-    const admitted: AdmittedContract = {
-      ok: true,
-      contract: frozen,
-      token,
-      validateInput: fromStandaloneValidator(v.input),
-    };
-    if (v.output) admitted.validateOutput = fromStandaloneValidator(v.output);
     byId.set(id, {
       entry: Object.freeze({ contract: frozen, token }),
       canonical,
-      admitted: Object.freeze(admitted),
+      admitted: Object.freeze(
+        admitted(
+          frozen,
+          token,
+          fromStandaloneValidator(v.input),
+          v.output && fromStandaloneValidator(v.output),
+        ),
+      ),
     });
     idByToken.set(token, id);
   }
@@ -460,7 +469,8 @@ export const DEV_TOKEN = 'dev-unauthorized';
  */
 export function devAuthority(): AgentSurfaceAuthority {
   const admittedById = new Map<string, AuthorityEntry>();
-  const byCanonical = new Map<string, { validateInput: ValueValidator; validateOutput?: ValueValidator }>();
+  // Validators per distinct contract: input, then output when there is an output schema.
+  const byCanonical = new Map<string, [ValueValidator, ValueValidator | undefined]>();
   const warned = new Set<string>();
 
   return Object.freeze({
@@ -482,20 +492,15 @@ export function devAuthority(): AgentSurfaceAuthority {
       const canonical = canonicalJson(c);
       let validators = byCanonical.get(canonical);
       if (!validators) {
-        validators = { validateInput: createInterpreterValidator(c.inputSchema) };
-        if (c.outputSchema) validators.validateOutput = createInterpreterValidator(c.outputSchema);
+        validators = [
+          createInterpreterValidator(c.inputSchema),
+          c.outputSchema && createInterpreterValidator(c.outputSchema),
+        ];
         byCanonical.set(canonical, validators);
       }
       const t = typeof token === 'string' && token !== '' ? token : DEV_TOKEN;
       admittedById.set(c.id, Object.freeze({ contract: c, token: t }));
-      const admitted: AdmittedContract = {
-        ok: true,
-        contract: c,
-        token: t,
-        validateInput: validators.validateInput,
-      };
-      if (validators.validateOutput) admitted.validateOutput = validators.validateOutput;
-      return admitted;
+      return admitted(c, t, ...validators);
     },
   });
 }

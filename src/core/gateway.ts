@@ -123,7 +123,6 @@ export function createAgentExposureGateway(
       );
     }
     const { validateInput, validateOutput } = admission;
-    const plane = c.id.startsWith('view:') ? 'view' : 'domain';
 
     const execute = async (input: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
       const invocationId = callInvocationId(call);
@@ -196,16 +195,9 @@ export function createAgentExposureGateway(
     const tool: AgentTool = Object.freeze({
       name,
       description: describeCapability({
+        ...c,
         capabilityId: c.id,
-        registrationId: '',
-        plane,
-        kind: c.kind,
-        effect: c.effect,
-        confirmation: c.confirmation,
-        description: c.description,
-        inputSchema: c.inputSchema,
-        untrustedOutput: c.untrustedOutput,
-        state: { available: true },
+        plane: c.id.startsWith('view:') ? 'view' : 'domain',
       }),
       inputSchema: c.inputSchema,
       state: Object.freeze({ available: true }),

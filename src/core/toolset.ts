@@ -178,7 +178,19 @@ function linkSignals(signals: (AbortSignal | undefined)[]): { signal: AbortSigna
 }
 
 /** Stable model-visible text: what the capability is and does. Live state never goes here. */
-export function describeCapability(d: CapabilityDescriptor): string {
+export function describeCapability(
+  d: Pick<
+    CapabilityDescriptor,
+    | 'plane'
+    | 'kind'
+    | 'effect'
+    | 'confirmation'
+    | 'capabilityId'
+    | 'instanceId'
+    | 'description'
+    | 'untrustedOutput'
+  >,
+): string {
   let facts = `${d.plane} ${d.kind} · effect: ${d.effect} · confirmation: ${
     d.confirmation === 'required' ? 'required (a person approves each call)' : d.confirmation
   } · id: ${d.capabilityId}`;
