@@ -16,16 +16,23 @@ import type {
   PendingConfirmation,
 } from './types.js';
 
-/** What a record is bound to. `canonicalInput` is the canonical JSON of the input. */
+/** The registration a record is for: what its public view shows. */
+export interface ConfirmationTarget {
+  readonly id: string;
+  readonly capabilityId: string;
+  readonly instanceId: string | undefined;
+  readonly info: { readonly contract: { readonly description: string; readonly effect: CapabilityEffect } };
+}
+
+/**
+ * What a record is bound to. One registration object stands for its capability, instance and
+ * registration id together. `canonicalInput` is the canonical JSON of the input.
+ */
 export interface ConfirmationBinding {
   consumer: AgentConsumer;
-  capabilityId: string;
-  instanceId: string | undefined;
-  registrationId: string;
+  registration: ConfirmationTarget;
   invocationId: string;
   canonicalInput: string;
-  description: string;
-  effect: CapabilityEffect;
 }
 
 type Waiter = (outcome: ConfirmationOutcome) => void;
@@ -57,18 +64,19 @@ export class ConfirmationRecord {
     const cached = this.#view;
     if (cached !== undefined && cached.status === this.status && cached.expiresAt === this.expiresAt) return cached;
     const b = this.binding;
+    const r = b.registration;
     const view: PendingConfirmation = {
       confirmationId: this.id,
       status: this.status,
       consumer: b.consumer,
-      capabilityId: b.capabilityId,
-      ...(b.instanceId !== undefined ? { instanceId: b.instanceId } : {}),
-      registrationId: b.registrationId,
+      capabilityId: r.capabilityId,
+      ...(r.instanceId !== undefined ? { instanceId: r.instanceId } : {}),
+      registrationId: r.id,
       invocationId: b.invocationId,
       input: this.input,
       inputDigest: this.inputDigest,
-      description: b.description,
-      effect: b.effect,
+      description: r.info.contract.description,
+      effect: r.info.contract.effect,
       createdAt: this.createdAt,
       expiresAt: this.expiresAt,
       ...(this.reason !== undefined ? { reason: this.reason } : {}),
@@ -81,9 +89,7 @@ export class ConfirmationRecord {
     const b = this.binding;
     return (
       b.consumer.id === binding.consumer.id &&
-      b.capabilityId === binding.capabilityId &&
-      b.instanceId === binding.instanceId &&
-      b.registrationId === binding.registrationId &&
+      b.registration === binding.registration &&
       b.invocationId === binding.invocationId &&
       b.canonicalInput === binding.canonicalInput
     );
@@ -254,7 +260,7 @@ export class ConfirmationStore implements ConfirmationsApi {
 
   /** Expires every live record bound to a registration that went away. */
   expireRegistration(registrationId: string): void {
-    this.#expireWhere((record) => record.binding.registrationId === registrationId);
+    this.#expireWhere((record) => record.binding.registration.id === registrationId);
   }
 
   /** Expires every live record, resolves every waiter and drops the subscribers. */

@@ -476,7 +476,7 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
         break;
       }
     }
-    if (reg === undefined) return stale(core, inv, `registration ${quote(inv.registrationId)} of "${inv.capabilityId}" is no longer current`);
+    if (reg === undefined) return staleRegistration(core, inv);
   } else {
     return failure(
       core,
@@ -488,7 +488,7 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
   }
   if (core.hasDiscover && !discoverable(core.policies, inv.consumer!, reg.descriptor())) return notFound(core, inv);
   if (inv.registrationId !== undefined && inv.registrationId !== reg.id) {
-    return stale(core, inv, `registration ${quote(inv.registrationId)} of "${inv.capabilityId}" is no longer current`);
+    return staleRegistration(core, inv);
   }
   inv.reg = reg;
   const info = reg.info;
@@ -536,6 +536,10 @@ function stale(core: RegistryCore, inv: Invocation, why: string): AgentInvocatio
   return failure(core, inv, 'STALE_CAPABILITY', `The surface changed: ${why}. Take a new snapshot and plan the call again.`, {
     surfaceVersion: core.surfaceVersion,
   });
+}
+
+function staleRegistration(core: RegistryCore, inv: Invocation): AgentInvocationResult {
+  return stale(core, inv, `registration ${quote(inv.registrationId!)} of "${inv.capabilityId}" is no longer current`);
 }
 
 function listInstances(instances: Map<string | undefined, Registration>): JsonValue[] {
@@ -638,13 +642,9 @@ function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
   if (!info.confirmationRequired && !inv.policyConfirmation) return undefined;
   const binding: ConfirmationBinding = {
     consumer: inv.consumer!,
-    capabilityId: inv.capabilityId,
-    instanceId: reg.instanceId,
-    registrationId: reg.id,
+    registration: reg,
     invocationId: inv.invocationId,
     canonicalInput: canonicalJson(inv.args),
-    description: info.contract.description,
-    effect: info.contract.effect,
   };
   const store = core.confirmations;
   if (inv.confirmationId === undefined) {
