@@ -91,27 +91,21 @@ const notPlain = (value: object): Problem => ({
   reason: `${typeName(value)} is not a plain object, so not JSON`,
 });
 
+/** What is wrong with each kind of value JSON cannot hold, by `typeof`. */
+const NOT_JSON: Readonly<Record<string, Problem>> = {
+  undefined: { code: 'undefined', reason: 'undefined is not JSON (omit the key, or use null)' },
+  function: { code: 'function', reason: 'a function is not JSON' },
+  symbol: { code: 'symbol', reason: 'a symbol is not JSON' },
+  bigint: { code: 'bigint', reason: 'a BigInt is not JSON (use a number or a string)' },
+};
+
 /** Classifies a non-container value that JSON cannot hold; `undefined` when it is fine. */
 function scalarProblem(value: unknown): Problem | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return undefined;
-    case 'number':
-      return Number.isFinite(value)
-        ? undefined
-        : { code: 'non-finite-number', reason: `${String(value)} is not a JSON number` };
-    case 'undefined':
-      return { code: 'undefined', reason: 'undefined is not JSON (omit the key, or use null)' };
-    case 'function':
-      return { code: 'function', reason: 'a function is not JSON' };
-    case 'symbol':
-      return { code: 'symbol', reason: 'a symbol is not JSON' };
-    case 'bigint':
-      return { code: 'bigint', reason: 'a BigInt is not JSON (use a number or a string)' };
-    default:
-      return undefined;
-  }
+  return typeof value === 'number'
+    ? Number.isFinite(value)
+      ? undefined
+      : { code: 'non-finite-number', reason: `${String(value)} is not a JSON number` }
+    : NOT_JSON[typeof value];
 }
 
 // ---------------------------------------------------------------------------------------------

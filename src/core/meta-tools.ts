@@ -358,14 +358,15 @@ function snapshot(host: MetaHost, scope = host.floor?.map(formatScopeEntry)): Su
   return host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer });
 }
 
+/** One meta tool's work, on arguments that passed the envelope check. */
+type Verb = (args: Envelope, call: AgentToolCall | undefined) => Promise<AgentInvocationResult>;
+
 /** The three meta tools of one toolset. Their schemas and descriptions never change. */
 export function createMetaTools(host: MetaHost): readonly AgentTool[] {
   const state = Object.freeze({ available: true });
 
-  const discover = async (args: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
-    const checked = checkEnvelope('surface_discover', args);
-    if (!checked.ok) return host.fail(invalid(checked.issues), call);
-    const requested = (checked.value.scope as string[] | undefined)?.map((s) => parseScopeEntry(s)!);
+  const discover: Verb = async (v, call) => {
+    const requested = (v.scope as string[] | undefined)?.map((s) => parseScopeEntry(s)!);
     const { scope, rejected } = narrowScope(host.floor, requested);
     // Entirely outside the floor: an empty surface (the registry reads an empty scope as "all").
     const { surfaceVersion, capabilities } =
@@ -380,11 +381,9 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     };
   };
 
-  const read = async (args: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
-    const checked = checkEnvelope('surface_read', args);
-    if (!checked.ok) return host.fail(invalid(checked.issues), call);
-    const capabilityId = checked.value.capabilityId as string;
-    const instanceId = checked.value.instanceId as string | undefined;
+  const read: Verb = async (v, call) => {
+    const capabilityId = v.capabilityId as string;
+    const instanceId = v.instanceId as string | undefined;
     if (!host.inFloor(capabilityId)) return host.fail(outOfScope(capabilityId), call);
     // surface_read has no input slot: refuse to run an action through it.
     const matches = snapshot(host).capabilities.filter((d) => d.capabilityId === capabilityId);
@@ -403,10 +402,7 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     );
   };
 
-  const act = async (args: unknown, call?: AgentToolCall): Promise<AgentInvocationResult> => {
-    const checked = checkEnvelope('surface_act', args);
-    if (!checked.ok) return host.fail(invalid(checked.issues), call);
-    const v = checked.value;
+  const act: Verb = async (v, call) => {
     const capabilityId = v.capabilityId as string;
     if (!host.inFloor(capabilityId)) return host.fail(outOfScope(capabilityId), call);
     let input = v.input as JsonValue;
@@ -424,13 +420,17 @@ export function createMetaTools(host: MetaHost): readonly AgentTool[] {
     return host.call(request, call);
   };
 
-  const make = (name: MetaToolName, execute: AgentTool['execute']): AgentTool =>
+  /** A meta tool: its arguments are checked against its schema before `run` sees them. */
+  const make = (name: MetaToolName, run: Verb): AgentTool =>
     Object.freeze({
       name,
       description: META_TOOL_DESCRIPTIONS[name],
       inputSchema: META_TOOL_SCHEMAS[name] as JsonSchema,
       state,
-      execute,
+      execute: async (args: unknown, call?: AgentToolCall) => {
+        const checked = checkEnvelope(name, args);
+        return checked.ok ? run(checked.value, call) : host.fail(invalid(checked.issues), call);
+      },
     });
 
   return Object.freeze([
