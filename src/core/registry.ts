@@ -455,28 +455,15 @@ export class RegistryCore {
     const id = info.contract.id;
 
     // An action is answered by handler(input, ctx), an observation by read(ctx): exactly one of them.
-    if (info.isAction) {
-      if (handler === undefined) this.#invalid(`Action "${id}" needs a handler(input, ctx) that performs it.`, id, instanceId, 'no-handler');
-      if (read !== undefined) {
-        this.#invalid(`Action "${id}" was given read(); actions are answered by handler(input, ctx), observations by read(ctx).`, id, instanceId, 'action-read');
-      }
-    } else {
-      if (read === undefined) {
-        this.#invalid(
-          `Observation "${id}" needs read(ctx) that returns its value${handler !== undefined ? ' (observations take read, not handler)' : ''}.`,
-          id,
-          instanceId,
-          'no-read',
-        );
-      }
-      if (handler !== undefined) {
-        this.#invalid(
-          `Observation "${id}" was given a handler; observations are answered by read(ctx), actions by handler(input, ctx).`,
-          id,
-          instanceId,
-          'observation-handler',
-        );
-      }
+    if (info.isAction ? handler === undefined || read !== undefined : read === undefined || handler !== undefined) {
+      this.#invalid(
+        info.isAction
+          ? `Action "${id}" needs a handler(input, ctx) that performs it, and no read() (that is for observations).`
+          : `Observation "${id}" needs read(ctx) that returns its value, and no handler (that is for actions).`,
+        id,
+        instanceId,
+        'answer',
+      );
     }
 
     let slot = this.slots.get(id);

@@ -106,15 +106,11 @@ export function createTestSurface(options: TestSurfaceOptions = {}): TestSurface
   const consumer = options.consumer ?? DEFAULT_CONSUMER;
   const registry = createAgentSurfaceRegistry({ authority, policies: options.policies, limits: options.limits });
   const events: TestSurfaceEvent[] = [];
-  const record = (event: TestSurfaceEvent) => {
-    events.push(event);
-  };
-  const unsubscribe = [
-    registry.on('surface-changed', record),
-    registry.on('invocation', record),
-    registry.on('confirmation', record),
-    registry.on('refused', record),
-  ];
+  const unsubscribe = (['surface-changed', 'invocation', 'confirmation', 'refused'] as const).map((type) =>
+    registry.on(type, (event: TestSurfaceEvent) => {
+      events.push(event);
+    }),
+  );
   const surfaceNo = ++surfaces;
   let seq = 0;
   const handedOut = new Set<string>();
@@ -140,12 +136,13 @@ export function createTestSurface(options: TestSurfaceOptions = {}): TestSurface
   ): RegistrationHandle => {
     const c = contract(id, kind, fields);
     const token = 'token' in fields ? fields.token : authority.contract(c.id)?.token;
+    // An absent instanceId or state is the same as none given.
     return registry.register({
       contract: c,
       token,
-      ...(fields.instanceId !== undefined ? { instanceId: fields.instanceId } : {}),
-      ...(fields.state !== undefined ? { state: fields.state } : {}),
-      ...(kind === 'action' ? { handler: fn as CapabilityHandler } : { read: fn as ObservationReader }),
+      instanceId: fields.instanceId,
+      state: fields.state,
+      [kind === 'action' ? 'handler' : 'read']: fn,
     });
   };
 
@@ -184,6 +181,13 @@ export function createTestSurface(options: TestSurfaceOptions = {}): TestSurface
     });
   };
 
+  const decideNext = async (opts?: { timeoutMs?: number }, reason?: string, deny = false): Promise<PendingConfirmation> => {
+    const next = await nextConfirmation(opts);
+    if (deny) registry.confirmations.deny(next.confirmationId, reason);
+    else registry.confirmations.approve(next.confirmationId);
+    return next;
+  };
+
   const surface: TestSurface = {
     registry,
     authority,
@@ -208,16 +212,8 @@ export function createTestSurface(options: TestSurfaceOptions = {}): TestSurface
       return invoke(capabilityId, input, { ...request, invocationId, confirmationId });
     },
     nextConfirmation,
-    async approveNext(opts) {
-      const next = await nextConfirmation(opts);
-      registry.confirmations.approve(next.confirmationId);
-      return next;
-    },
-    async denyNext(reason, opts) {
-      const next = await nextConfirmation(opts);
-      registry.confirmations.deny(next.confirmationId, reason);
-      return next;
-    },
+    approveNext: (opts) => decideNext(opts),
+    denyNext: (reason, opts) => decideNext(opts, reason, true),
     dispose() {
       for (const off of unsubscribe) off();
       registry.dispose();
