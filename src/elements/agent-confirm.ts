@@ -1,6 +1,5 @@
 import { ContextConsumer } from '@lit/context';
-import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
-import { repeat } from 'lit/directives/repeat.js';
+import { LitElement, css, html, nothing, render, type PropertyValues } from 'lit';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
 import { ensureContextRoot, registryContext } from './context.js';
 import { describeEffect, formatInput, formatRemaining } from './format-input.js';
@@ -163,6 +162,11 @@ export class AgentConfirmElement extends LitElement {
   /** When each record was first on screen (performance.now()), for the activation delay. */
   private _shownAt = new Map<string, number>();
   private _timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * One `<li>` per request on screen, by confirmationId. Kept and never moved while its request
+   * stays (new ones go in above it), so focus never jumps to another request's buttons.
+   */
+  private _items = new Map<string, HTMLLIElement>();
   private _returnFocus: HTMLElement | undefined;
   private _connection: AbortController | undefined;
   private _context = new ContextConsumer(this, {
@@ -225,8 +229,6 @@ export class AgentConfirmElement extends LitElement {
 
   protected override render() {
     const visible = this._visible();
-    const now = Date.now();
-    const started = performance.now();
     return html`<dialog
       part="dialog"
       role="alertdialog"
@@ -241,25 +243,44 @@ export class AgentConfirmElement extends LitElement {
           ? html`<h2 id="title" part="title">
                 ${visible.length === 1 ? 'An agent asks for your approval' : `${visible.length} agent requests need your approval`}
               </h2>
-              <ul part="list">
-                ${repeat(
-                  visible,
-                  (p) => p.confirmationId,
-                  (p) => this._renderItem(p, now, started),
-                )}
-              </ul>`
+              <ul part="list"></ul>`
           : nothing
       }
     </dialog>`;
+  }
+
+  /** Renders the list's items into the `<ul>` the template left empty (see `_items`). */
+  private _renderItems(visible: readonly PendingConfirmation[]): void {
+    const list = this.renderRoot.querySelector('ul');
+    const now = Date.now();
+    const started = performance.now();
+    const items = new Map<string, HTMLLIElement>();
+    for (const p of list ? visible : []) {
+      let li = this._items.get(p.confirmationId);
+      if (!li) {
+        li = this.ownerDocument.createElement('li');
+        li.setAttribute('part', 'item');
+        li.setAttribute('aria-labelledby', `req-${p.confirmationId}`);
+        li.dataset.confirmationId = p.confirmationId;
+      }
+      render(this._renderItem(p, now, started), li);
+      items.set(p.confirmationId, li);
+    }
+    // Remove the requests that left first, so the ones that stay are never moved.
+    for (const [id, li] of this._items) if (!items.has(id)) li.remove();
+    this._items = items;
+    let i = 0;
+    for (const li of items.values()) {
+      const at = list!.children[i++];
+      if (at !== li) list!.insertBefore(li, at ?? null);
+    }
   }
 
   private _renderItem(p: PendingConfirmation, now: number, started: number) {
     const shown = this._shownAt.get(p.confirmationId);
     const inactive = shown === undefined || started - shown < this.activationDelay ? 'true' : 'false';
     const input = formatInput(p.input);
-    const heading = `req-${p.confirmationId}`;
-    return html`<li part="item" aria-labelledby=${heading} data-confirmation-id=${p.confirmationId}>
-      <h3 id=${heading} part="description">${p.description}</h3>
+    return html`<h3 id=${`req-${p.confirmationId}`} part="description">${p.description}</h3>
       <dl part="details">
         <dt>Effect</dt>
         <dd>${describeEffect(p.effect)} (${p.effect})</dd>
@@ -301,13 +322,13 @@ export class AgentConfirmElement extends LitElement {
         >
           Approve
         </button>
-      </div>
-    </li>`;
+      </div>`;
   }
 
   protected override updated(changed: PropertyValues<this>): void {
     super.updated(changed);
     const visible = this._visible();
+    this._renderItems(visible);
     const dialog = this.renderRoot.querySelector('dialog');
     clearTimeout(this._timer);
     if (!visible.length || !dialog || !this.isConnected) {
