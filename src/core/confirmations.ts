@@ -15,6 +15,7 @@ import type {
   JsonObject,
   PendingConfirmation,
 } from './types.js';
+import { wireHash } from './wire-names.js';
 
 /** The registration a record is for: what its public view shows. */
 export interface ConfirmationTarget {
@@ -136,10 +137,6 @@ export class ConfirmationStore implements ConfirmationsApi {
     this.approve = this.approve.bind(this);
     this.deny = this.deny.bind(this);
     this.waitFor = this.waitFor.bind(this);
-  }
-
-  get pendingCount(): number {
-    return this.#pendingCount;
   }
 
   // -- the person's side (ConfirmationsApi) --------------------------------------------------
@@ -418,19 +415,9 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
- * A short, stable fingerprint of the canonical input for display and audit (cyrb53: 53 bits).
- * The binding itself compares the full canonical text, never this digest.
+ * A short, stable fingerprint of the canonical input for display and audit (cyrb53, 53 bits, the
+ * hash wire names use). The binding itself compares the full canonical text, never this digest.
  */
 export function digest(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  const n = 4294967296 * (2097151 & h2) + (h1 >>> 0);
-  return `c53-${n.toString(16).padStart(14, '0')}`;
+  return `c53-${wireHash(text, 11)}`;
 }
