@@ -4,7 +4,7 @@
  * is checked by the compiler, since ajv never ships to the browser.
  */
 import { parseCapabilityId } from './capability-id.js';
-import { canonicalCopy, canonicalJson, checkJson, utf8Length } from './canonical-json.js';
+import { canonicalCopy, canonicalJson, checkJson } from './canonical-json.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import type {
   CapabilityConcurrency,
@@ -129,7 +129,8 @@ function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, b
       field,
       `${field} is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`,
     );
-  const bytes = utf8Length(canonicalJson(schema));
+  // checkJson measures the JSON text; the canonical text only orders keys, so it has the same size.
+  const { bytes } = json;
   if (bytes > MAX_SCHEMA_BYTES)
     bad(field, `${field} is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`);
   if (field === 'inputSchema' && schema.type !== 'object')

@@ -95,8 +95,8 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
   const topology = choose('topology', options.topology, 'embedded', 'remote');
   if (choose('confirmations mode', options.confirmations, 'wait', 'two-phase') === undefined && !topology) {
     fail(
-      'say how confirmations reach the person: topology "embedded" (wait for the decision inside one call) or ' +
-        '"remote" (two-phase: return CONFIRMATION_REQUIRED, retry in a later turn), or confirmations "wait" | "two-phase"',
+      'say how confirmations reach the person: topology "embedded" (wait inside the call) or "remote" ' +
+        '(return CONFIRMATION_REQUIRED, retry in a later turn), or confirmations "wait" | "two-phase"',
     );
   }
   const confirmations = options.confirmations ?? (topology === 'remote' ? 'two-phase' : 'wait');
@@ -121,7 +121,7 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
   if (options.budget !== undefined) {
     if (mode !== 'meta') {
       fail(
-        'budget applies to meta mode only: a direct catalog would lose tools silently. Narrow a direct toolset with scope, or use mode "meta"',
+        'budget applies to meta mode only (a direct catalog would lose tools): narrow it with scope, or use mode "meta"',
       );
     }
     const b = options.budget as Record<string, unknown>;
