@@ -135,6 +135,9 @@ export class Execution {
   readonly promise: Promise<void>;
   readonly deadline: number;
   readonly registration: Registration;
+  /** Neighbours in `RunningCalls`. */
+  prev: Execution | undefined = undefined;
+  next: Execution | undefined = undefined;
   readonly #core: RegistryCore;
   readonly #inv: Invocation;
   #resolve!: () => void;
@@ -192,36 +195,56 @@ function abortReason(code: AbortCode, inv: Invocation): unknown {
 }
 
 /**
- * The calls whose handler returned a pending promise, with one timer for all their timeouts armed
- * for the earliest deadline. A call that settles in time costs a set insert and delete. In Node the
- * timer holds the process open only while a call runs (someone awaits its result, which the
- * timeout guarantees); while idle it is unref'd, so a forgotten registry never keeps a process alive.
+ * The calls whose handler returned a pending promise, in a linked list, with one timer for all
+ * their timeouts armed for the earliest deadline. A call that settles in time costs a list insert
+ * and unlink. In Node the timer holds the process open only while a call runs (someone awaits its
+ * result, which the timeout guarantees); while idle it is unref'd, so a forgotten registry never
+ * keeps a process alive.
  */
 export class RunningCalls {
-  readonly #calls = new Set<Execution>();
+  #head: Execution | undefined = undefined;
+  #size = 0;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   #armedFor = Infinity;
 
   add(execution: Execution): void {
-    this.#calls.add(execution);
+    const head = this.#head;
+    execution.next = head;
+    if (head !== undefined) head.prev = execution;
+    this.#head = execution;
+    this.#size++;
     if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
-    else if (this.#calls.size === 1) holdOpen(this.#timer, true);
+    else if (this.#size === 1) holdOpen(this.#timer, true);
   }
 
   delete(execution: Execution): void {
-    if (this.#calls.delete(execution) && this.#calls.size === 0) holdOpen(this.#timer, false);
+    const { prev, next } = execution;
+    if (prev === undefined && this.#head !== execution) return;
+    if (prev !== undefined) prev.next = next;
+    else this.#head = next;
+    if (next !== undefined) next.prev = prev;
+    execution.prev = execution.next = undefined;
+    if (--this.#size === 0) holdOpen(this.#timer, false);
   }
 
   /** Ends the running calls of one registration (it is going away), or of all with none given. */
   abort(code: AbortCode, registration?: Registration): void {
-    for (const e of [...this.#calls]) if (registration === undefined || e.registration === registration) e.abort(code);
+    for (const e of this.#list()) if (registration === undefined || e.registration === registration) e.abort(code);
   }
 
   dispose(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    this.#calls.clear();
+    this.#head = undefined;
+    this.#size = 0;
+  }
+
+  /** A copy to iterate while calls end (and unlink themselves). */
+  #list(): Execution[] {
+    const out: Execution[] = [];
+    for (let e = this.#head; e !== undefined; e = e.next) out.push(e);
+    return out;
   }
 
   #arm(deadline: number): void {
@@ -236,7 +259,7 @@ export class RunningCalls {
     this.#armedFor = Infinity;
     const t = now();
     let next = Infinity;
-    for (const e of [...this.#calls]) {
+    for (const e of this.#list()) {
       // Timers may fire a millisecond early on some engines.
       if (e.deadline <= t + 1) e.abort('TIMEOUT');
       else if (e.deadline < next) next = e.deadline;
