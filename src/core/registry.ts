@@ -4,7 +4,6 @@
  * snapshots) and runs every call through one pipeline (`invoke.ts`). Projections use only the
  * public object returned here: `snapshot`, `invoke`, `confirmations`, `on`.
  */
-import { parseCapabilityId } from './capability-id.js';
 import { ConfirmationStore, deepFreeze, randomId } from './confirmations.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
@@ -87,13 +86,13 @@ function contractInfo(contract: NormalizedContract, token: string, validateInput
   if (known !== undefined && known.token === token && known.validateInput === validateInput && known.validateOutput === validateOutput) {
     return known;
   }
-  const parsed = parseCapabilityId(contract.id);
   const info: ContractInfo = Object.freeze({
     contract: deepFreeze(contract),
     token,
     validateInput,
     validateOutput,
-    plane: parsed.ok ? parsed.plane : contract.id.startsWith('view:') ? 'view' : 'domain',
+    // Admitted ids are `view:…` or `domain:…`.
+    plane: contract.id.startsWith('view:') ? 'view' : 'domain',
     path: contract.id.slice(contract.id.indexOf(':') + 1),
     serial: contract.concurrency === 'serial',
     requiresVersion: VERSION_REQUIRED_EFFECTS.has(contract.effect),
@@ -368,7 +367,7 @@ export class RegistryCore {
       subscribed = false;
       const list = this.listeners[type] as readonly Listener<K>[];
       const i = list.indexOf(listener);
-      if (i >= 0) (this.listeners as Record<string, readonly unknown[]>)[type] = [...list.slice(0, i), ...list.slice(i + 1)];
+      if (i >= 0) (this.listeners as Record<string, readonly unknown[]>)[type] = list.filter((_, j) => j !== i);
     };
   }
 
