@@ -28,18 +28,46 @@ const slow = await registry.invoke({ capabilityId: 'domain:child.slow', invocati
 console.log(JSON.stringify([pending.error.code, approved.error.code, slow.ok, registry.confirmations.list().length]));
 `;
 
+/**
+ * The other half: a timer someone awaits must hold the process until it fires. Here only a
+ * confirmation's TTL (300 ms) can end `waitFor`, and a hung handler's promise only its timeout.
+ */
+const AWAITING_CHILD = `
+const { createAgentSurfaceRegistry } = await import(${src('core/registry.ts')});
+const { devAuthority } = await import(${src('core/authority.ts')});
+console.warn = () => {};
+const registry = createAgentSurfaceRegistry({ authority: devAuthority(), limits: { confirmationTtlMs: 300 } });
+const consumer = { id: 'child', kind: 'test' };
+const base = { kind: 'action', effect: 'local-state', description: 'Child capability.' };
+registry.register({ contract: { ...base, id: 'domain:child.confirmed', confirmation: 'required' }, token: null, handler: () => 1 });
+registry.register({ contract: { ...base, id: 'domain:child.hung', timeoutMs: 300 }, token: null, handler: () => new Promise(() => {}) });
+const asked = await registry.invoke({ capabilityId: 'domain:child.confirmed', invocationId: 'a', consumer, input: {} });
+const outcome = await registry.confirmations.waitFor(asked.error.details.confirmationId);
+const hung = await registry.invoke({ capabilityId: 'domain:child.hung', invocationId: 'b', consumer, input: {} });
+console.log(JSON.stringify([outcome.status, hung.error.code]));
+`;
+
+function runChild(code: string): { stdout: string; elapsed: number } {
+  const started = Date.now();
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(child.error, undefined, `the child did not exit by itself within 30 s (${String(child.error)})`);
+  assert.equal(child.status, 0, child.stderr);
+  return { stdout: child.stdout.trim(), elapsed: Date.now() - started };
+}
+
 describe('timers in Node', () => {
+  it('a confirmation TTL someone awaits, and a running call\'s deadline, keep the process alive until they fire', () => {
+    const { stdout } = runChild(AWAITING_CHILD);
+    assert.deepEqual(JSON.parse(stdout), ['expired', 'TIMEOUT']);
+  });
+
   it('a registry that is never disposed does not keep the process alive (confirmation TTLs, call deadlines)', () => {
-    const started = Date.now();
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    const elapsed = Date.now() - started;
-    assert.equal(child.error, undefined, `the child did not exit by itself within 30 s (${String(child.error)})`);
-    assert.equal(child.status, 0, child.stderr);
-    assert.deepEqual(JSON.parse(child.stdout.trim()), ['CONFIRMATION_REQUIRED', 'CONFIRMATION_REQUIRED', true, 1]);
+    const { stdout, elapsed } = runChild(CHILD);
+    assert.deepEqual(JSON.parse(stdout), ['CONFIRMATION_REQUIRED', 'CONFIRMATION_REQUIRED', true, 1]);
     // Well under every armed timer (10 minutes): the process ended when its work did.
     assert.ok(elapsed < 30_000, `took ${elapsed} ms`);
   });
