@@ -605,12 +605,6 @@ function authorize(core: RegistryCore, inv: Invocation, reg: Registration): Agen
   return undefined;
 }
 
-const INPUT_PROBLEM_MESSAGES: Partial<Record<string, string>> = {
-  'too-large': 'The input is too large',
-  'too-deep': 'The input is nested too deeply',
-  'proto-key': 'The input contains a "__proto__" key',
-};
-
 /** The input must be a JSON object within the limits; a missing (or null) input is `{}`. */
 function checkInputShape(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
   const input = inv.input;
@@ -629,10 +623,10 @@ function checkInputShape(core: RegistryCore, inv: Invocation): AgentInvocationRe
   }
   const check = checkJson(input, { maxBytes: core.maxInputBytes, maxDepth: MAX_INPUT_DEPTH });
   if (!check.ok) {
-    const lead = INPUT_PROBLEM_MESSAGES[check.code] ?? 'The input is not JSON';
     const details: JsonObject = { issues: [{ path: check.path, message: check.reason }] };
     if (check.code === 'too-large') details.maxBytes = core.maxInputBytes;
-    return failure(core, inv, 'INVALID_INPUT', `${lead}: ${check.reason} at "${check.path}".`, details);
+    // The reason says what is wrong: "larger than 65536 bytes of JSON", "a function is not JSON", …
+    return failure(core, inv, 'INVALID_INPUT', `The input cannot be used: ${check.reason} at "${check.path}".`, details);
   }
   inv.args = input as JsonObject;
   return undefined;
