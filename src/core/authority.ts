@@ -58,6 +58,8 @@ function refuse(
 ): RefusedContract {
   return {
     ok: false,
+    code: 'UNAUTHORIZED_CONTRACT',
+    reason,
     error: {
       code: 'UNAUTHORIZED_CONTRACT',
       message: `Capability "${id}" ${problem}run \`agent-surface compile\` and use the token it gives${tail}`,
@@ -67,7 +69,12 @@ function refuse(
 }
 
 function invalid(contract: unknown, problems: Parameters<typeof invalidContractError>[1]): RefusedContract {
-  return { ok: false, error: invalidContractError(contract, problems).toPayload() };
+  return {
+    ok: false,
+    code: 'INVALID_CONTRACT',
+    reason: 'invalid-contract',
+    error: invalidContractError(contract, problems).toPayload(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -183,6 +183,10 @@ export interface AdmittedContract {
 
 export interface RefusedContract {
   ok: false;
+  /** Same as `error.code`. */
+  code: DefinitionErrorCode;
+  /** Why: `missing-token`, `unknown-token`, `token-of-another-contract`, `contract-differs`, or `invalid-contract`. */
+  reason: string;
   error: DefinitionErrorPayload;
 }
 

@@ -119,6 +119,8 @@ describe('createCompilerAuthority', () => {
       if (!r.ok) {
         assert.equal(r.error.code, 'UNAUTHORIZED_CONTRACT');
         assert.equal(r.error.details?.reason, 'missing-token');
+        assert.equal(r.code, 'UNAUTHORIZED_CONTRACT');
+        assert.equal(r.reason, 'missing-token');
         assert.match(r.error.message, /"domain:devices\.disable" has no token/);
       }
     }
@@ -128,6 +130,7 @@ describe('createCompilerAuthority', () => {
     const stale = authority.admit(disable, 'sha256-' + 'A'.repeat(43));
     assert.ok(!stale.ok);
     assert.equal(stale.error.details?.reason, 'unknown-token');
+    assert.equal(stale.reason, 'unknown-token');
     assert.equal(stale.error.details?.inManifest, true);
     const unknownId = authority.admit({ ...disable, id: 'domain:devices.erase' }, 'garbage');
     assert.ok(!unknownId.ok);
