@@ -9,7 +9,7 @@
  *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
  */
 import { canonicalJson, checkJson, jsonPointer } from './canonical-json.js';
-import { deepFreeze } from './confirmations.js';
+import { deepFreeze } from './util.js';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,

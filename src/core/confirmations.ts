@@ -5,6 +5,7 @@
  * public `ConfirmationsApi` (`list`, `subscribe`, `approve`, `deny`, `waitFor`); the pipeline's side
  * is `request`, `check` and `consume`.
  */
+import { holdOpen, isSignal, randomId, deepFreeze } from './util.js';
 import type {
   AgentConsumer,
   CapabilityEffect,
@@ -364,55 +365,12 @@ function settleWaiters(record: ConfirmationRecord, outcome: ConfirmationOutcome)
   for (const waiter of waiters) waiter(outcome);
 }
 
-/** Whether `value` behaves as an AbortSignal (duck-typed: signals may come from another realm). */
-export function isSignal(value: unknown): value is AbortSignal {
-  try {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      typeof (value as AbortSignal).aborted === 'boolean' &&
-      typeof (value as AbortSignal).addEventListener === 'function' &&
-      typeof (value as AbortSignal).removeEventListener === 'function'
-    );
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
- * timers hold it only while someone awaits what they end, so a forgotten registry never does.
- * Browsers' timers have neither method.
- */
-export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
-  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
-}
-
 /** A record's TTL timer holds the process open only while someone awaits it (`waitFor`). */
 function holdWhileAwaited(record: ConfirmationRecord): void {
   holdOpen(record.timer, record.waiters !== undefined && record.waiters.length > 0);
 }
 
 let confirmationSeq = 0;
-
-/** `words` random 32-bit words in base 36, each 7 characters (ids that are hard to guess). */
-export function randomId(words: number): string {
-  const values = new Uint32Array(words);
-  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
-  if (c?.getRandomValues) c.getRandomValues(values);
-  else for (let i = 0; i < words; i++) values[i] = Math.floor(Math.random() * 0x100000000);
-  let id = '';
-  for (let i = 0; i < words; i++) id += values[i].toString(36).padStart(7, '0');
-  return id;
-}
-
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-}
 
 /**
  * A short, stable fingerprint of the canonical input for display and audit (cyrb53, 53 bits, the

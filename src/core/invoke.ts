@@ -8,7 +8,8 @@
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
-import { type ConfirmationBinding, type ConfirmationRecord, holdOpen, isSignal } from './confirmations.js';
+import type { ConfirmationBinding, ConfirmationRecord } from './confirmations.js';
+import { holdOpen, isSignal } from './util.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
 import { IdempotencyEntry, sameInput } from './idempotency.js';

@@ -7,7 +7,7 @@
  * may narrow but never widen.
  */
 import { jsonPointer, utf8Length } from './canonical-json.js';
-import { deepFreeze } from './confirmations.js';
+import { deepFreeze } from './util.js';
 import { issueWarning, DEV_MODE } from './dev.js';
 import { errorPayload } from './errors.js';
 import type {

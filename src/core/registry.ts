@@ -4,7 +4,8 @@
  * snapshots) and runs every call through one pipeline (`invoke.ts`). Projections use only the
  * public object returned here: `snapshot`, `invoke`, `confirmations`, `on`.
  */
-import { ConfirmationStore, deepFreeze, randomId } from './confirmations.js';
+import { ConfirmationStore } from './confirmations.js';
+import { deepFreeze, randomId } from './util.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import { type IdempotencyEntry, IdempotencyStore } from './idempotency.js';

@@ -2,7 +2,7 @@
  * `createWebMcpAdapter`: projects a registry onto the page's WebMCP host, one tool per available
  * capability (instance), kept in sync incrementally, every call through `registry.invoke`.
  */
-import { isSignal } from '../core/confirmations.js';
+import { isSignal } from '../core/util.js';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import { errorPayload } from '../core/errors.js';
 import { toToolResult } from '../core/tool-result.js';

@@ -1,0 +1,44 @@
+/** Small helpers shared across core modules (kept apart so projections don't pull in the registry). */
+
+/** Whether `value` behaves as an AbortSignal (duck-typed: signals may come from another realm). */
+export function isSignal(value: unknown): value is AbortSignal {
+  try {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as AbortSignal).aborted === 'boolean' &&
+      typeof (value as AbortSignal).addEventListener === 'function' &&
+      typeof (value as AbortSignal).removeEventListener === 'function'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
+ * timers hold it only while someone awaits what they end, so a forgotten registry never does.
+ * Browsers' timers have neither method.
+ */
+export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
+  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
+}
+
+/** `words` random 32-bit words in base 36, each 7 characters (ids that are hard to guess). */
+export function randomId(words: number): string {
+  const values = new Uint32Array(words);
+  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
+  if (c?.getRandomValues) c.getRandomValues(values);
+  else for (let i = 0; i < words; i++) values[i] = Math.floor(Math.random() * 0x100000000);
+  let id = '';
+  for (let i = 0; i < words; i++) id += values[i].toString(36).padStart(7, '0');
+  return id;
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
