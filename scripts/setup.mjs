@@ -47,7 +47,7 @@ export function ensureBrowser() {
   log('no browser found: installing Debian chromium with apt-get');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
   path = findBrowser();
   if (!path) throw new Error('apt-get installed chromium but no binary was found; set CHROME_PATH');
   return path;
