@@ -3,6 +3,11 @@
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import esbuild from 'rollup-plugin-esbuild';
+import { rmSync } from 'node:fs';
+
+// Chunk names carry content hashes: without a clean start, chunks of earlier builds would pile up in
+// dist/ (and in the published package). dist/types comes from tsc and stays.
+for (const dir of ['dist/chunks', 'dist/cdn', 'dist/dev']) rmSync(dir, { recursive: true, force: true });
 
 const browserEntries = {
   index: 'src/index.ts',

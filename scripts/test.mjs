@@ -78,6 +78,17 @@ if (nodeFiles.length) {
 }
 
 const browserFiles = nodeOnly ? [] : pick(listTests(BROWSER_DIRS));
+// The CDN test loads the built file as a page without a build step would: build dist/ first.
+if (browserFiles.some((f) => f.endsWith('cdn.test.ts'))) {
+  const built = spawnSync(process.execPath, [join(root, 'node_modules/rollup/dist/bin/rollup'), '-c', '--silent'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) {
+    console.error('[test] the build (rollup -c) failed: the CDN test cannot run');
+    broken = true;
+  }
+}
 if (browserFiles.length) {
   const summary = join(tmp, `wtr-summary-${process.pid}.json`);
   rmSync(summary, { force: true });

@@ -75,12 +75,19 @@ function typeName(value: unknown): string {
   if (value === null) return 'null';
   const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
   const name = proto?.constructor?.name;
-  return name ? `a ${name}` : 'an object with a foreign prototype';
+  return name ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}` : 'an object with a foreign prototype';
 }
 
+/**
+ * `{}` or `Object.create(null)`, from this realm or another one (an object literal made in an
+ * iframe has that frame's `Object.prototype`, a different object from ours).
+ */
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  if (proto === Object.prototype || proto === null) return true;
+  if (Object.getPrototypeOf(proto) !== null) return false;
+  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value as { name?: unknown } | undefined;
+  return typeof ctor === 'function' && ctor.name === 'Object' && Object.prototype.toString.call(value) === '[object Object]';
 }
 
 type Problem = Omit<JsonProblem, 'path'>;

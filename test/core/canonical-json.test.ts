@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { runInNewContext } from 'node:vm';
 import {
   CanonicalJsonError,
   canonicalJson,
@@ -58,6 +59,15 @@ describe('canonicalJson', () => {
     const cyclic: Record<string, unknown> = { a: {} };
     (cyclic.a as Record<string, unknown>).back = cyclic;
     throwsAt(cyclic, '/a/back', /cycle/);
+  });
+
+  it('accepts plain objects made in another realm (an iframe, a vm context), refuses its class instances', () => {
+    const foreign = runInNewContext('({ b: [1, { c: "x" }], a: Object.create(null) })') as object;
+    assert.notEqual(Object.getPrototypeOf(foreign), Object.prototype);
+    assert.equal(canonicalJson(foreign), '{"a":{},"b":[1,{"c":"x"}]}');
+    assert.deepEqual(checkJson(foreign), { ok: true, bytes: JSON.stringify(foreign).length });
+    throwsAt(runInNewContext('({ d: new Date(0) })'), '/d', /a Date is not a plain object/);
+    throwsAt(runInNewContext('({ e: new (class Engine {})() })'), '/e', /an Engine is not a plain object/);
   });
 
   it('accepts shared (non-cyclic) references', () => {
