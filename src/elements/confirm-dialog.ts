@@ -1,0 +1,331 @@
+/**
+ * `<agent-confirm>`'s dialog: its styles, templates, focus handling and the checks on a person's
+ * decision. A lazy chunk: the element imports it when it is constructed, so pages without the
+ * element never fetch it, and the elements entry stays small.
+ */
+import { adoptStyles, css, html, nothing, render, type ReactiveController } from 'lit';
+import type { PendingConfirmation } from '../core/types.js';
+import type { AgentConfirmElement } from './agent-confirm.js';
+import { describeEffect, formatInput, formatRemaining } from './format-input.js';
+
+/** What the dialog needs from its element beyond the public API (closures keep the element's state private). */
+export interface ConfirmDialogPort {
+  /** Pending, unexpired records, newest first: what the dialog shows. */
+  visible(): PendingConfirmation[];
+  /** Records a decision the dialog has already checked (trusted input, activation delay). */
+  settle(p: PendingConfirmation, approve: boolean): void;
+}
+
+/** @internal */
+export const confirmDialogStyles = css`
+  :host {
+    display: contents;
+  }
+  dialog {
+    box-sizing: border-box;
+    width: var(--agent-confirm-width, min(34rem, calc(100vw - 2rem)));
+    max-height: calc(100vh - 2rem);
+    overflow: auto;
+    padding: 1.25rem;
+    border: 1px solid var(--agent-confirm-border, #c4c7c5);
+    border-radius: var(--agent-confirm-radius, 12px);
+    background: var(--agent-confirm-background, #fff);
+    color: var(--agent-confirm-color, #1b1b1f);
+    font: 0.9375rem/1.45 var(--agent-confirm-font, system-ui, sans-serif);
+  }
+  dialog::backdrop {
+    background: var(--agent-confirm-backdrop, rgb(0 0 0 / 0.45));
+  }
+  h2 {
+    margin: 0 0 0.75rem;
+    font-size: 1.125rem;
+  }
+  ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+  }
+  li + li {
+    margin-top: 1rem;
+    padding-top: 1rem;
+    border-top: 1px solid var(--agent-confirm-border, #c4c7c5);
+  }
+  h3 {
+    margin: 0 0 0.5rem;
+    font-size: 1rem;
+    font-weight: 600;
+  }
+  dl {
+    display: grid;
+    grid-template-columns: max-content 1fr;
+    gap: 0.125rem 0.75rem;
+    margin: 0 0 0.5rem;
+  }
+  dt {
+    color: var(--agent-confirm-muted, #474747);
+  }
+  dd {
+    margin: 0;
+    overflow-wrap: anywhere;
+  }
+  [part~='input'] dd,
+  code {
+    font-family: ui-monospace, monospace;
+    white-space: pre-wrap;
+  }
+  p {
+    margin: 0 0 0.5rem;
+  }
+  [part~='countdown'] {
+    color: var(--agent-confirm-muted, #474747);
+  }
+  [part~='actions'] {
+    display: flex;
+    justify-content: flex-end;
+    gap: 0.5rem;
+  }
+  button {
+    font: inherit;
+    padding: 0.4rem 1rem;
+    border-radius: calc(var(--agent-confirm-radius, 12px) / 2);
+    border: 1px solid var(--agent-confirm-border, #c4c7c5);
+    background: var(--agent-confirm-background, #fff);
+    color: var(--agent-confirm-color, #1b1b1f);
+    cursor: pointer;
+  }
+  [part~='approve'] {
+    border-color: var(--agent-confirm-accent, #0b57d0);
+    background: var(--agent-confirm-accent, #0b57d0);
+    color: var(--agent-confirm-on-accent, #fff);
+  }
+  button[aria-disabled='true'] {
+    opacity: 0.55;
+    cursor: default;
+  }
+  button:focus-visible {
+    outline: 2px solid var(--agent-confirm-accent, #0b57d0);
+    outline-offset: 2px;
+  }
+`;
+
+/** The element that has focus, looking into shadow roots. */
+function deepActiveElement(): HTMLElement | undefined {
+  let active = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active instanceof HTMLElement ? active : undefined;
+}
+
+/**
+ * @internal The dialog's content and behaviour, as a controller of its `<agent-confirm>`. The element
+ * renders the (closed, empty) `<dialog>` itself, so it exists from the first render; this fills it,
+ * opens and closes it, and runs its timer.
+ */
+export class ConfirmDialog implements ReactiveController {
+  /** When each record was first on screen (performance.now()), for the activation delay. */
+  private _shownAt = new Map<string, number>();
+  private _timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * One `<li>` per request on screen, by confirmationId. Kept and never moved while its request
+   * stays (new ones go in above it), so focus never jumps to another request's buttons.
+   */
+  private _items = new Map<string, HTMLLIElement>();
+  private _returnFocus: HTMLElement | undefined;
+  private _adopted = false;
+
+  constructor(
+    private readonly host: AgentConfirmElement,
+    private readonly port: ConfirmDialogPort,
+  ) {}
+
+  private get _root(): ShadowRoot {
+    return this.host.renderRoot as ShadowRoot;
+  }
+
+  hostConnected(): void {
+    // Runs once the shadow root exists, whether the chunk arrived before or after the element connected.
+    if (this._adopted) return;
+    this._adopted = true;
+    adoptStyles(this._root, [confirmDialogStyles]);
+  }
+
+  hostDisconnected(): void {
+    clearTimeout(this._timer);
+    this._close();
+  }
+
+  /** The dialog's content: the heading and the (empty) list that `_renderItems` fills. */
+  render() {
+    const count = this.port.visible().length;
+    return count
+      ? html`<h2 id="title" part="title">
+            ${count === 1 ? 'An agent asks for your approval' : `${count} agent requests need your approval`}
+          </h2>
+          <ul part="list"></ul>`
+      : nothing;
+  }
+
+  readonly onKeydown = (event: KeyboardEvent): void => {
+    const root = this._root;
+    if (event.key === 'Escape') {
+      // Handle Escape ourselves: the dialog must not close while requests wait for a decision.
+      event.preventDefault();
+      const visible = this.port.visible();
+      const item = (root.activeElement as Element | null)?.closest('li[data-confirmation-id]');
+      const id = item?.getAttribute('data-confirmation-id');
+      const target = visible.find((p) => p.confirmationId === id) ?? visible[0];
+      if (target) this._decide(event, target, false);
+    } else if (event.key === 'Tab') {
+      const buttons = [...root.querySelectorAll<HTMLElement>('button')];
+      if (!buttons.length) return;
+      const first = buttons[0]!;
+      const last = buttons[buttons.length - 1]!;
+      const active = root.activeElement;
+      if (event.shiftKey && (active === first || !active)) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && (active === last || !active)) {
+        event.preventDefault();
+        first.focus();
+      }
+    }
+  };
+
+  // The browser closes a modal dialog on Escape through `cancel`; requests still wait, so it stays open.
+  readonly onCancel = (event: Event): void => event.preventDefault();
+
+  readonly onClose = (): void => this.host.requestUpdate();
+
+  /** Renders the list's items into the `<ul>` the template left empty (see `_items`). */
+  private _renderItems(visible: readonly PendingConfirmation[]): void {
+    const list = this._root.querySelector('ul');
+    const now = Date.now();
+    const started = performance.now();
+    const items = new Map<string, HTMLLIElement>();
+    for (const p of list ? visible : []) {
+      let li = this._items.get(p.confirmationId);
+      if (!li) {
+        li = this.host.ownerDocument.createElement('li');
+        li.setAttribute('part', 'item');
+        li.setAttribute('aria-labelledby', `req-${p.confirmationId}`);
+        li.dataset.confirmationId = p.confirmationId;
+      }
+      render(this._renderItem(p, now, started), li);
+      items.set(p.confirmationId, li);
+    }
+    // Remove the requests that left first, so the ones that stay are never moved.
+    for (const [id, li] of this._items) if (!items.has(id)) li.remove();
+    this._items = items;
+    let i = 0;
+    for (const li of items.values()) {
+      const at = list!.children[i++];
+      if (at !== li) list!.insertBefore(li, at ?? null);
+    }
+  }
+
+  private _renderItem(p: PendingConfirmation, now: number, started: number) {
+    const shown = this._shownAt.get(p.confirmationId);
+    const inactive = shown === undefined || started - shown < this.host.activationDelay ? 'true' : 'false';
+    const input = formatInput(p.input);
+    return html`<h3 id=${`req-${p.confirmationId}`} part="description">${p.description}</h3>
+      <dl part="details">
+        <dt>Effect</dt>
+        <dd>${describeEffect(p.effect)} (${p.effect})</dd>
+        <dt>Requested by</dt>
+        <dd>${p.consumer.id} (${p.consumer.kind})</dd>
+        <dt>Capability</dt>
+        <dd><code>${p.capabilityId}</code>${p.instanceId !== undefined ? ` on ${p.instanceId}` : ''}</dd>
+      </dl>
+      ${
+        input.entries.length
+          ? html`<dl part="input" aria-label="Input">
+              ${input.entries.map(
+                (e) =>
+                  html`<dt>${e.path || 'value'}</dt>
+                    <dd>${e.value}</dd>`,
+              )}
+              ${
+                input.omitted
+                  ? html`<dt>…</dt>
+                      <dd>${input.omitted} more values not shown</dd>`
+                  : nothing
+              }
+            </dl>`
+          : html`<p part="input">No input.</p>`
+      }
+      <p part="countdown">Expires in ${formatRemaining(p.expiresAt - now)}</p>
+      <div part="actions">
+        <button
+          part="button deny"
+          aria-disabled=${inactive}
+          @click=${(e: Event) => this._decide(e, p, false)}
+        >
+          Deny
+        </button>
+        <button
+          part="button approve"
+          aria-disabled=${inactive}
+          @click=${(e: Event) => this._decide(e, p, true)}
+        >
+          Approve
+        </button>
+      </div>`;
+  }
+
+  hostUpdated(): void {
+    const host = this.host;
+    const visible = this.port.visible();
+    this._renderItems(visible);
+    const dialog = this._root.querySelector('dialog');
+    clearTimeout(this._timer);
+    if (!visible.length || !dialog || !host.isConnected) {
+      this._close();
+      return;
+    }
+    if (!dialog.open) {
+      this._returnFocus ??= deepActiveElement();
+      this._shownAt.clear();
+      dialog.showModal();
+    }
+    // Start each record's activation delay now that it is on screen; forget records that left.
+    const t = performance.now();
+    let fresh = false;
+    const ids = new Set(visible.map((p) => p.confirmationId));
+    for (const id of this._shownAt.keys()) if (!ids.has(id)) this._shownAt.delete(id);
+    // A hidden tab shows nothing: the delay starts over once the person can see the dialog.
+    const hidden = host.ownerDocument.visibilityState === 'hidden';
+    if (hidden) this._shownAt.clear();
+    for (const id of hidden ? [] : ids) {
+      if (!this._shownAt.has(id)) {
+        this._shownAt.set(id, t);
+        fresh = true;
+      }
+    }
+    if (!this._root.activeElement) this._root.querySelector<HTMLElement>('[part~="deny"]')?.focus();
+
+    // Wake up for the next thing that changes on screen: a button becoming active, an expiry, the countdown.
+    let next = 1000 - (Date.now() % 1000);
+    for (const shown of this._shownAt.values()) {
+      const left = shown + host.activationDelay - t;
+      if (left > 0) next = Math.min(next, left);
+    }
+    for (const p of visible) next = Math.min(next, p.expiresAt - Date.now());
+    this._timer = setTimeout(() => host.requestUpdate(), fresh ? 0 : Math.max(0, next) + 5);
+  }
+
+  private _close(): void {
+    const dialog = this._root.querySelector('dialog');
+    this._shownAt.clear();
+    if (dialog?.open) dialog.close();
+    const target = this._returnFocus;
+    this._returnFocus = undefined;
+    if (target?.isConnected) target.focus();
+  }
+
+  private _decide(event: Event, p: PendingConfirmation, approve: boolean): void {
+    // Only a person's own input counts: script-made events and clicks before the delay do nothing.
+    if (!event.isTrusted) return;
+    const shown = this._shownAt.get(p.confirmationId);
+    if (shown === undefined || performance.now() - shown < this.host.activationDelay) return;
+    this.port.settle(p, approve);
+  }
+}
