@@ -40,7 +40,15 @@ describe('<agent-confirm> dialog chunk', () => {
     confirmDialogChunk.load = load;
   });
 
-  // Runs first: a failed download must be reported, and must not be remembered.
+  // Runs first: importing the elements fetches no dialog until an <agent-confirm> exists.
+  it('is not fetched at import', () => {
+    const fetched = performance
+      .getEntriesByType('resource')
+      .filter((entry) => new URL(entry.name).pathname.includes('confirm-dialog'));
+    expect(fetched).to.deep.equal([]);
+  });
+
+  // Then a failed download must be reported, and must not be remembered.
   it('logs an error naming the element when the chunk fails to load, and leaves confirmations pending', async () => {
     const registry = await registryWithPending();
     confirmDialogChunk.load = () => Promise.reject(new TypeError('Failed to fetch dynamically imported module'));
