@@ -31,6 +31,19 @@ const ts = (prod) =>
     define: prod ? { AGENT_SURFACE_PROD: 'true' } : {},
   });
 
+/**
+ * The CDN file defers what a page needs only once an agent calls: the registry reaches the invoke
+ * pipeline through `pipeline.ts`, which the CDN build replaces with `pipeline-lazy.ts` (a chunk
+ * beside the entry). The ES build links it statically: bundlers decide there.
+ */
+const lazyPipeline = {
+  name: 'lazy-pipeline',
+  async resolveId(source, importer, options) {
+    if (source !== './pipeline.js' || !importer?.endsWith('/src/core/registry.ts')) return null;
+    return this.resolve('./pipeline-lazy.js', importer, { ...options, skipSelf: true });
+  },
+};
+
 const terserOptions = { ecma: 2022, module: true, compress: { passes: 2 }, format: { comments: false } };
 
 export default [
@@ -54,7 +67,10 @@ export default [
   },
   {
     input: { 'agent-surface.min': 'src/cdn.ts' },
-    plugins: [nodeResolve({ browser: true }), ts(true), terser(terserOptions)],
+    // Lazy chunks import what they share with the entry from the entry itself (extra, short-named
+    // exports) instead of rollup moving the entry's code into a chunk behind a re-exporting facade.
+    preserveEntrySignatures: 'allow-extension',
+    plugins: [lazyPipeline, nodeResolve({ browser: true }), ts(true), terser(terserOptions)],
     output: { dir: 'dist/cdn', format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].min.js' },
   },
 ];

@@ -9,7 +9,8 @@ import { deepFreeze, randomId } from './util.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import { type IdempotencyEntry, IdempotencyStore } from './idempotency.js';
-import { RunningCalls, runInvocation } from './invoke.js';
+import { preparePipeline, runInvocation } from './pipeline.js';
+import { RunningCalls } from './running.js';
 import { drainQueue, type QueueWaiter, type SerialSlot } from './queue.js';
 import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
 import type {
@@ -664,6 +665,7 @@ export function createAgentSurfaceRegistry(options: RegistryOptions = {}): Agent
     throw new TypeError('createAgentSurfaceRegistry(options): options must be an object { authority, policies?, limits? }');
   }
   const core = new RegistryCore(options);
+  preparePipeline();
   const store = core.confirmations;
   // The public object: exactly `AgentSurfaceRegistry`, nothing internal. Its methods work
   // detached (`const { invoke } = registry`).
