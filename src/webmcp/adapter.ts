@@ -17,6 +17,8 @@ import type {
   ToolResult,
 } from '../core/types.js';
 import { WIRE_NAME_MAX_LENGTH, assignWireNames, encodeWireName, wireHash } from '../core/wire-names.js';
+import { DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_WEBMCP_CONSUMER, checkAdapterHost, validateAdapterOptions } from './adapter-options.js';
+import { annotationsFor, type ContractHints } from './annotations.js';
 import { detectModelContext, modelContextShape } from './detect.js';
 import { AgentWebMcpConflictEvent } from './events.js';
 import { createToolSync, type HostRefusal, type ToolSpec, type ToolSync } from './host-sync.js';
@@ -24,7 +26,6 @@ import type {
   ModelContextExecuteOptions,
   ModelContextShape,
   ModelContextTool,
-  ModelContextToolAnnotations,
   WebMcpAdapter,
   WebMcpAdapterHost,
   WebMcpAdapterOptions,
@@ -32,9 +33,9 @@ import type {
   WebMcpConflict,
 } from './types.js';
 
-export const DEFAULT_WEBMCP_CONSUMER: AgentConsumer = Object.freeze({ id: 'webmcp', kind: 'webmcp' });
-export const DEFAULT_CONFIRMATION_TTL_MS = 120_000;
-const PREFIX_PATTERN = /^[A-Za-z0-9_-]{0,32}$/;
+// Re-exported: `agent-surface-kit/webmcp` has always exported them from here.
+export { DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_WEBMCP_CONSUMER, annotationsFor };
+
 const NO_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false }) as JsonSchema;
 
 /** One projected tool: what the host holds, and what its calls resolve to. */
@@ -45,7 +46,7 @@ interface Projection extends ToolSpec {
   readonly registrationId: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
-  readonly hints: Required<Pick<ModelContextToolAnnotations, 'readOnlyHint' | 'consequentialHint' | 'untrustedContentHint'>>;
+  readonly hints: ContractHints;
   /** The descriptor it was projected from: the registry hands back the same object while nothing changed. */
   source: CapabilityDescriptor;
 }
@@ -62,19 +63,6 @@ interface Run {
   /** The surfaceVersion of the last reconciled snapshot: what calls carry. */
   surfaceVersion: string | undefined;
   unsubscribe: () => void;
-}
-
-/** Hints from the contract only (DESIGN section 4); curation never reaches them. */
-export function annotationsFor(
-  d: Pick<CapabilityDescriptor, 'kind' | 'effect' | 'confirmation' | 'untrustedOutput'>,
-): Projection['hints'] {
-  const readOnlyHint = d.kind === 'observation' || d.effect === 'read' || d.effect === 'server-query';
-  const consequentialHint =
-    d.effect === 'server-mutation' ||
-    d.effect === 'external-side-effect' ||
-    d.effect === 'destructive' ||
-    d.confirmation === 'required';
-  return { readOnlyHint, consequentialHint, untrustedContentHint: d.untrustedOutput === true };
 }
 
 function sameHints(a: Projection['hints'], b: Projection['hints']): boolean {
@@ -142,33 +130,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ va
   });
 }
 
-function validateOptions(options: WebMcpAdapterOptions): void {
-  const fail = (message: string): never => {
-    throw new TypeError(`createWebMcpAdapter: ${message}`);
-  };
-  if (typeof options !== 'object' || options === null) fail('options must be an object');
-  if (options.prefix !== undefined && (typeof options.prefix !== 'string' || !PREFIX_PATTERN.test(options.prefix))) {
-    fail('prefix must be up to 32 characters of [A-Za-z0-9_-]');
-  }
-  const ttl = options.confirmationTtlMs;
-  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)) {
-    fail('confirmationTtlMs must be a positive number of milliseconds');
-  }
-  for (const hook of ['exposeCapability', 'confirm', 'onConflict'] as const) {
-    if (options[hook] !== undefined && typeof options[hook] !== 'function') fail(`${hook} must be a function`);
-  }
-  const mc = options.modelContext;
-  if (mc !== undefined && mc !== null && modelContextShape(mc) === undefined) {
-    fail('modelContext has neither registerTool nor provideContext: pass a WebMCP host, or null for none');
-  }
-}
-
 /**
  * Exposes a registry to the page's WebMCP host (`options.modelContext`, `document.modelContext`,
  * `navigator.modelContext`). Without a host, `start` is a no-op and `status` says `unsupported`.
  */
 export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpAdapter {
-  validateOptions(options);
+  validateAdapterOptions(options);
   const prefix = options.prefix ?? '';
   const ttlMs = options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
   let status: WebMcpAdapterStatus = 'idle';
@@ -445,9 +412,7 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       return shape;
     },
     async start(host: WebMcpAdapterHost): Promise<void> {
-      if (!host || typeof host !== 'object' || !host.registry || typeof host.registry.snapshot !== 'function') {
-        throw new TypeError('WebMcpAdapter.start(host): pass { registry, consumer? } with an agent-surface registry.');
-      }
+      checkAdapterHost(host);
       if (run || startPending) {
         throw new Error('WebMcpAdapter.start: already started; call stop() before starting again.');
       }

@@ -7,6 +7,7 @@ import { createInterpreterValidator } from '../core/authority.js';
 import { checkJson } from '../core/canonical-json.js';
 import type { AgentRetry, JsonObject, JsonSchema, JsonValue, ToolResult, ValueValidator } from '../core/types.js';
 import { detectModelContext } from './detect.js';
+import { DISCOVERY_CANCELLED_MESSAGE, DISPOSED_MESSAGE, ToolSourceError, checkSourceOptions, failed } from './source-error.js';
 import type {
   ModelContextLike,
   RegisteredTool,
@@ -14,48 +15,13 @@ import type {
   ToolDefinition,
   ToolSnapshot,
   ToolSource,
-  ToolSourceErrorCode,
   ToolSourceErrorPayload,
   ToolSourceResult,
   WebMcpSourceOptions,
 } from './types.js';
 
-const RETRY: Record<string, AgentRetry> = {
-  UNSUPPORTED_WEBMCP: 'no',
-  STALE_TOOLS: 'after-refresh',
-  TOOL_NOT_FOUND: 'after-refresh',
-  INVALID_INPUT: 'with-changes',
-  EXECUTION_FAILED: 'no',
-  CANCELLED: 'no',
-  DISPOSED: 'no',
-};
-
-/** What `discover()` throws (and what `ok: false` results carry): an error as data. */
-export class ToolSourceError extends Error {
-  readonly code: ToolSourceErrorCode;
-  readonly retry: AgentRetry;
-  readonly details?: JsonObject;
-
-  constructor(code: ToolSourceErrorCode, message: string, details?: JsonObject) {
-    super(message);
-    this.name = 'ToolSourceError';
-    this.code = code;
-    this.retry = RETRY[code] ?? 'no';
-    if (details !== undefined) this.details = details;
-  }
-
-  toPayload(): ToolSourceErrorPayload {
-    const payload: ToolSourceErrorPayload = { code: this.code, message: this.message, retry: this.retry };
-    if (this.details !== undefined) payload.details = this.details;
-    return payload;
-  }
-}
-
-function failed(code: ToolSourceErrorCode, message: string, details?: JsonObject): ToolSourceResult {
-  const error = new ToolSourceError(code, message, details).toPayload();
-  const body = { ...error } as JsonObject;
-  return { ok: false, code, error, result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, structuredContent: { error: body } } };
-}
+// Re-exported: `agent-surface-kit/webmcp` has always exported it from here.
+export { ToolSourceError };
 
 /** The parsed JSON text, or `undefined` when it is not JSON (JSON never parses to `undefined`). */
 function parseJson(text: string): unknown {
@@ -126,6 +92,7 @@ function fingerprint(tools: readonly ToolDefinition[]): string {
  * where there is no host.
  */
 export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSource {
+  checkSourceOptions(options);
   const ownWindow = 'window' in options ? options.window : (globalThis as { window?: unknown }).window;
   const listeners = new Set<() => void>();
   let host: ModelContextLike | undefined;
@@ -171,7 +138,7 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
   }
 
   function requireHost(): ModelContextLike {
-    if (disposed) throw new ToolSourceError('DISPOSED', 'This tool source was disposed.');
+    if (disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
     host ??= detectModelContext(options);
     if (!host || typeof host.getTools !== 'function') {
       host = undefined;
@@ -218,7 +185,7 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
       for (;;) {
         const seen = changes;
         const fetched = await fetchTools(mc);
-        if (disposed) throw new ToolSourceError('DISPOSED', 'This tool source was disposed.');
+        if (disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
         if (seen !== changes) continue;
         // A re-registration that looks identical still moves the revision (`changes` moved).
         if (!current || current.print !== fetched.print || current.changes !== seen) {
@@ -274,11 +241,11 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
 
   return {
     discover(signal?: AbortSignal): Promise<ToolSnapshot> {
-      if (signal?.aborted) return Promise.reject(new ToolSourceError('CANCELLED', 'Discovery was cancelled.'));
+      if (signal?.aborted) return Promise.reject(new ToolSourceError('CANCELLED', DISCOVERY_CANCELLED_MESSAGE));
       const loading = load();
       if (!signal) return loading;
       return new Promise<ToolSnapshot>((resolve, reject) => {
-        const onAbort = () => reject(new ToolSourceError('CANCELLED', 'Discovery was cancelled.'));
+        const onAbort = () => reject(new ToolSourceError('CANCELLED', DISCOVERY_CANCELLED_MESSAGE));
         signal.addEventListener('abort', onAbort, { once: true });
         loading.then(
           (s) => {
@@ -294,7 +261,7 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
     },
 
     async execute(toolCall: ToolCall, revisionPlanned: number, signal?: AbortSignal): Promise<ToolSourceResult> {
-      if (disposed) return failed('DISPOSED', 'This tool source was disposed.');
+      if (disposed) return failed('DISPOSED', DISPOSED_MESSAGE);
       let mc: ModelContextLike;
       try {
         mc = requireHost();
@@ -327,7 +294,7 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
         });
       }
       // Validation may have loaded the interpreter: look again before anything runs.
-      if (disposed) return failed('DISPOSED', 'This tool source was disposed.');
+      if (disposed) return failed('DISPOSED', DISPOSED_MESSAGE);
       if (isStale(revisionPlanned)) return stale(revisionPlanned);
       if (signal?.aborted) return failed('CANCELLED', 'The call was cancelled before it ran.');
       try {
@@ -342,7 +309,7 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
     },
 
     subscribe(listener: () => void): () => void {
-      if (disposed) throw new ToolSourceError('DISPOSED', 'This tool source was disposed.');
+      if (disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
       if (typeof listener !== 'function') throw new TypeError('ToolSource.subscribe(listener): listener must be a function.');
       listeners.add(listener);
       return () => {

@@ -10,11 +10,13 @@ export interface SourceScenarioOptions {
   host: () => ModelContextLike;
   /** The polyfill keeps only readOnlyHint and untrustedContentHint. */
   keepsConsequentialHint: boolean;
+  /** The factory under test; default the eager `createWebMcpSource` (lazy.test.ts passes the lazy one). */
+  create?: () => ToolSource;
 }
 
 let unique = 0;
 
-export function sourceScenario({ host, keepsConsequentialHint }: SourceScenarioOptions): void {
+export function sourceScenario({ host, keepsConsequentialHint, create = createWebMcpSource }: SourceScenarioOptions): void {
   let source: ToolSource;
   let registrations: AbortController[];
   let runs: { name: string; input: unknown }[];
@@ -39,7 +41,7 @@ export function sourceScenario({ host, keepsConsequentialHint }: SourceScenarioO
   const name = (base: string) => `src${++unique}_${base}`;
 
   beforeEach(() => {
-    source = createWebMcpSource();
+    source = create();
     registrations = [];
     runs = [];
   });

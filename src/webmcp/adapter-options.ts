@@ -1,0 +1,41 @@
+/**
+ * What `createWebMcpAdapter` checks before it loads anything: its defaults, its options and the
+ * host handed to `start`. Shared by the adapter and its lazy facade (lazy.ts), so both throw the
+ * same errors at the same moment.
+ */
+import type { AgentConsumer } from '../core/types.js';
+import { modelContextShape } from './detect.js';
+import type { WebMcpAdapterHost, WebMcpAdapterOptions } from './types.js';
+
+export const DEFAULT_WEBMCP_CONSUMER: AgentConsumer = Object.freeze({ id: 'webmcp', kind: 'webmcp' });
+export const DEFAULT_CONFIRMATION_TTL_MS = 120_000;
+const PREFIX_PATTERN = /^[A-Za-z0-9_-]{0,32}$/;
+
+/** Throws a TypeError that names the bad option: these are programmer mistakes. */
+export function validateAdapterOptions(options: WebMcpAdapterOptions): void {
+  const fail = (message: string): never => {
+    throw new TypeError(`createWebMcpAdapter: ${message}`);
+  };
+  if (typeof options !== 'object' || options === null) fail('options must be an object');
+  if (options.prefix !== undefined && (typeof options.prefix !== 'string' || !PREFIX_PATTERN.test(options.prefix))) {
+    fail('prefix must be up to 32 characters of [A-Za-z0-9_-]');
+  }
+  const ttl = options.confirmationTtlMs;
+  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)) {
+    fail('confirmationTtlMs must be a positive number of milliseconds');
+  }
+  for (const hook of ['exposeCapability', 'confirm', 'onConflict'] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== 'function') fail(`${hook} must be a function`);
+  }
+  const mc = options.modelContext;
+  if (mc !== undefined && mc !== null && modelContextShape(mc) === undefined) {
+    fail('modelContext has neither registerTool nor provideContext: pass a WebMCP host, or null for none');
+  }
+}
+
+/** What `start(host)` rejects with when `host` carries no registry. */
+export function checkAdapterHost(host: WebMcpAdapterHost): void {
+  if (!host || typeof host !== 'object' || !host.registry || typeof host.registry.snapshot !== 'function') {
+    throw new TypeError('WebMcpAdapter.start(host): pass { registry, consumer? } with an agent-surface registry.');
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The ToolSource's errors as data: `ToolSourceError` and the `ok: false` result built from one.
+ * Kept apart from source.ts so the CDN entry exports the class (for `instanceof`) without loading
+ * the source, and so the lazy facade answers with the very same class and texts.
+ */
+import type { AgentRetry, JsonObject } from '../core/types.js';
+import type { ToolSourceErrorCode, ToolSourceErrorPayload, ToolSourceResult, WebMcpSourceOptions } from './types.js';
+
+const RETRY: Record<string, AgentRetry> = {
+  UNSUPPORTED_WEBMCP: 'no',
+  STALE_TOOLS: 'after-refresh',
+  TOOL_NOT_FOUND: 'after-refresh',
+  INVALID_INPUT: 'with-changes',
+  EXECUTION_FAILED: 'no',
+  CANCELLED: 'no',
+  DISPOSED: 'no',
+};
+
+export const DISPOSED_MESSAGE = 'This tool source was disposed.';
+export const DISCOVERY_CANCELLED_MESSAGE = 'Discovery was cancelled.';
+
+/** What `discover()` throws (and what `ok: false` results carry): an error as data. */
+export class ToolSourceError extends Error {
+  readonly code: ToolSourceErrorCode;
+  readonly retry: AgentRetry;
+  readonly details?: JsonObject;
+
+  constructor(code: ToolSourceErrorCode, message: string, details?: JsonObject) {
+    super(message);
+    this.name = 'ToolSourceError';
+    this.code = code;
+    this.retry = RETRY[code] ?? 'no';
+    if (details !== undefined) this.details = details;
+  }
+
+  toPayload(): ToolSourceErrorPayload {
+    const payload: ToolSourceErrorPayload = { code: this.code, message: this.message, retry: this.retry };
+    if (this.details !== undefined) payload.details = this.details;
+    return payload;
+  }
+}
+
+/** An `ok: false` result whose MCP content carries the error payload. */
+export function failed(code: ToolSourceErrorCode, message: string, details?: JsonObject): ToolSourceResult {
+  const error = new ToolSourceError(code, message, details).toPayload();
+  const body = { ...error } as JsonObject;
+  return { ok: false, code, error, result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, structuredContent: { error: body } } };
+}
+
+/** Options that are not an object are a programmer mistake: say so at construction. */
+export function checkSourceOptions(options: WebMcpSourceOptions): void {
+  if (options === null || (typeof options !== 'object' && typeof options !== 'function')) {
+    throw new TypeError('createWebMcpSource(options): options must be an object (or left out).');
+  }
+}
