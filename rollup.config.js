@@ -3,7 +3,8 @@
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import esbuild from 'rollup-plugin-esbuild';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds would pile up in
 // dist/ (and in the published package). dist/types comes from tsc and stays.
@@ -32,15 +33,17 @@ const ts = (prod) =>
   });
 
 /**
- * The CDN file defers what a page needs only once an agent calls: the registry reaches the invoke
- * pipeline through `pipeline.ts`, which the CDN build replaces with `pipeline-lazy.ts` (a chunk
- * beside the entry). The ES build links it statically: bundlers decide there.
+ * The CDN file defers what a page needs only once an agent is at work. A *seam* module `x.ts` (a
+ * few static re-exports the ES build links as they are) may have a sibling `x.cdn.ts` with the
+ * same exports that loads the real code with `import()`: the CDN build resolves every `./x.js`
+ * to `x.cdn.ts` (except from `x.cdn.ts` itself). Only seam modules have such siblings.
  */
-const lazyPipeline = {
-  name: 'lazy-pipeline',
-  async resolveId(source, importer, options) {
-    if (source !== './pipeline.js' || !importer?.endsWith('/src/core/registry.ts')) return null;
-    return this.resolve('./pipeline-lazy.js', importer, { ...options, skipSelf: true });
+const cdnSeams = {
+  name: 'cdn-seams',
+  resolveId(source, importer) {
+    if (!importer || !source.startsWith('.') || !source.endsWith('.js') || importer.endsWith('.cdn.ts')) return null;
+    const swap = resolvePath(dirname(importer), source.replace(/\.js$/, '.cdn.ts'));
+    return existsSync(swap) ? swap : null;
   },
 };
 
@@ -70,7 +73,7 @@ export default [
     // Lazy chunks import what they share with the entry from the entry itself (extra, short-named
     // exports) instead of rollup moving the entry's code into a chunk behind a re-exporting facade.
     preserveEntrySignatures: 'allow-extension',
-    plugins: [lazyPipeline, nodeResolve({ browser: true }), ts(true), terser(terserOptions)],
+    plugins: [cdnSeams, nodeResolve({ browser: true }), ts(true), terser(terserOptions)],
     output: { dir: 'dist/cdn', format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].min.js' },
   },
 ];

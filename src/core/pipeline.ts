@@ -1,6 +1,6 @@
 /**
  * How the registry reaches the invoke pipeline. The ES build links it statically; the CDN build
- * swaps this module for `pipeline-lazy.ts` (rollup.config.js), which loads the pipeline as a
+ * swaps this module for `pipeline.cdn.ts` (rollup.config.js, the `*.cdn.ts` convention), which loads the pipeline as a
  * chunk beside the entry file. Both have the same exports.
  */
 export { runInvocation } from './invoke.js';

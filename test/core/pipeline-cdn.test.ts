@@ -1,15 +1,15 @@
-// The CDN build's lazily loaded invoke pipeline (src/core/pipeline-lazy.ts, swapped in for
+// The CDN build's lazily loaded invoke pipeline (src/core/pipeline.cdn.ts, swapped in for
 // pipeline.ts by rollup.config.js): same results as the linked one, and it never rejects.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { devAuthority } from '../../src/core/authority.js';
 import { RegistryCore } from '../../src/core/registry.js';
-import { preparePipeline, runInvocation } from '../../src/core/pipeline-lazy.js';
+import { preparePipeline, runInvocation } from '../../src/core/pipeline.cdn.js';
 import { contract, idSchema, quietConsole } from './registry-helpers.js';
 
 const consumer = { id: 'lazy-test', kind: 'test' };
 
-describe('pipeline-lazy (the CDN build)', () => {
+describe('pipeline.cdn.ts (the CDN build)', () => {
   it('runs calls through the real pipeline once loaded, including the first one', async () => {
     quietConsole();
     const core = new RegistryCore({ authority: devAuthority() });
