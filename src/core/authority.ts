@@ -131,124 +131,33 @@ export function fromStandaloneValidator(validate: StandaloneValidator): ValueVal
 // ---------------------------------------------------------------------------------------------
 // @cfworker/json-schema (interpreter) → ValidationIssue
 
-interface CfOutputUnit {
-  keyword: string;
-  keywordLocation: string;
-  instanceLocation: string;
-  error: string;
-}
-interface CfValidator {
-  validate(instance: unknown): { valid: boolean; errors: CfOutputUnit[] };
-}
-type CfDraft = '4' | '7' | '2019-09' | '2020-12';
-interface CfModule {
-  Validator: new (schema: object, draft?: CfDraft, shortCircuit?: boolean) => CfValidator;
-}
+let interpreter: typeof import('./interpreter.js') | undefined;
+let interpreterLoading: Promise<typeof import('./interpreter.js')> | undefined;
 
-// Keywords that only report that a subschema failed; the subschema's own errors say where and why.
-const CF_APPLICATORS = new Set(
-  (
-    'properties patternProperties additionalProperties unevaluatedProperties items prefixItems additionalItems ' +
-    'unevaluatedItems allOf $ref $recursiveRef $dynamicRef dependentSchemas if then else'
-  ).split(' '),
-);
-/** Keywords whose subschemas fail by design when the keyword itself fails. */
-const CF_COMBINATORS = new Set(['anyOf', 'oneOf', 'not', 'contains']);
-
-function cfPointer(location: string): string {
-  const raw = location.startsWith('#') ? location.slice(1) : location;
-  try {
-    // cfworker encodes pointers with encodeURI (and `#` as %23): decodeURIComponent undoes exactly that.
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-/** Issues from `@cfworker/json-schema` output units, reduced to the leaf errors ajv would report. */
-export function issuesFromCfworkerErrors(errors: readonly CfOutputUnit[]): ValidationIssue[] {
-  const disallowed = new Set<string>();
-  const combinators: string[] = [];
-  for (const e of errors) {
-    if (e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties') {
-      const m = /^Property "(.*)" does not match/.exec(e.error);
-      if (m) disallowed.add(cfPointer(e.instanceLocation) + jsonPointer([m[1]]));
-    } else if (CF_COMBINATORS.has(e.keyword)) {
-      combinators.push(e.keywordLocation + '/');
-    }
-  }
-  const out: ValidationIssue[] = [];
-  for (const e of errors) {
-    const { keyword } = e;
-    if (CF_APPLICATORS.has(keyword)) continue;
-    // The branches of anyOf / oneOf / not all fail by design: the combinator's own error is the issue.
-    if (combinators.some((prefix) => e.keywordLocation.startsWith(prefix))) continue;
-    const path = cfPointer(e.instanceLocation);
-    const dependent = keyword === 'dependentRequired' || keyword === 'dependencies';
-    const missing =
-      keyword === 'required'
-        ? /required property "(.*)"\.?$/.exec(e.error)
-        : dependent && /but does not have "(.*)"\.$/.exec(e.error);
-    // "…does not match dependant schema": the subschema's own errors follow.
-    if (!missing && dependent && /dependant schema/.test(e.error)) continue;
-    out.push(
-      missing
-        ? { path: path + jsonPointer([missing[1]]), message: 'is required', keyword }
-        : keyword !== 'false'
-          ? { path, message: e.error, keyword }
-          : disallowed.has(path)
-            ? { path, message: 'is not an allowed property', keyword: 'additionalProperties' }
-            : { path, message: 'is not allowed here', keyword },
-    );
-    if (out.length >= MAX_VALIDATION_ISSUES) break;
-  }
-  return out.length ? out : [{ path: '', message: 'does not match the schema' }];
-}
-
-let cfModule: CfModule | undefined;
-let cfLoading: Promise<CfModule> | undefined;
-
-function loadInterpreter(): Promise<CfModule> {
-  cfLoading ??= import('@cfworker/json-schema').then((m) => (cfModule = m as unknown as CfModule));
-  return cfLoading;
-}
-
-function draftOf(schema: JsonSchema): CfDraft {
-  const id = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (id.includes('draft-07')) return '7';
-  if (id.includes('draft-04')) return '4';
-  if (id.includes('2019-09')) return '2019-09';
-  return '2020-12';
+function loadInterpreter(): Promise<typeof import('./interpreter.js')> {
+  interpreterLoading ??= import('./interpreter.js').then(
+    (m) => (interpreter = m),
+    (error: unknown) => {
+      // A failed load (the network) is retried by the next validation.
+      interpreterLoading = undefined;
+      throw error;
+    },
+  );
+  return interpreterLoading;
 }
 
 /**
- * A validator interpreting `schema` with `@cfworker/json-schema`, loaded on first use: calls made
- * before the module has loaded return a Promise, later ones answer synchronously.
+ * A validator interpreting `schema` with `@cfworker/json-schema`. The interpreter and our reading
+ * of its errors (interpreter.ts) load on first use: calls made before then return a Promise,
+ * later ones answer synchronously.
  */
 export function createInterpreterValidator(schema: JsonSchema): ValueValidator {
-  let validator: CfValidator | undefined;
-  const run = (mod: CfModule, value: JsonValue): ValidationOutcome => {
-    try {
-      // cfworker annotates the schema objects it is given: hand it a private copy.
-      validator ??= new mod.Validator(JSON.parse(JSON.stringify(schema)) as object, draftOf(schema), false);
-    } catch (error) {
-      // A schema the interpreter cannot dereference (a bad $ref): fail closed, and say it is the schema.
-      return {
-        valid: false,
-        issues: [
-          {
-            path: '',
-            message: `the schema cannot be interpreted (${String((error as Error)?.message ?? error)})`,
-            keyword: 'schema',
-          },
-        ],
-      };
-    }
-    const result = validator.validate(value);
-    return result.valid ? VALID : { valid: false, issues: issuesFromCfworkerErrors(result.errors) };
+  let run: ((value: JsonValue) => ValidationOutcome) | undefined;
+  return (value: JsonValue) => {
+    if (run) return run(value);
+    if (interpreter) return (run = interpreter.interpreterValidator(schema))(value);
+    return loadInterpreter().then((m) => (run ??= m.interpreterValidator(schema))(value));
   };
-  return (value: JsonValue) =>
-    cfModule ? run(cfModule, value) : loadInterpreter().then((mod) => run(mod, value));
 }
 
 // ---------------------------------------------------------------------------------------------

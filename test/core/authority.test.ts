@@ -4,8 +4,8 @@ import {
   createCompilerAuthority,
   devAuthority,
   issuesFromAjvErrors,
-  issuesFromCfworkerErrors,
 } from '../../src/core/authority.js';
+import { issuesFromCfworkerErrors } from '../../src/core/interpreter.js';
 import { compileContracts } from '../../src/compiler/compile.js';
 import type {
   AgentSurfaceAuthority,
