@@ -1,11 +1,17 @@
 import { ContextConsumer } from '@lit/context';
-import { LitElement, html, type PropertyValues } from 'lit';
+import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
 import { ensureContextRoot, registryContext } from './context.js';
-import type { ConfirmDialog } from './confirm-dialog.js';
 
 /** @internal How the element fetches its dialog chunk; a test swaps `load` to play a failed download. */
 export const confirmDialogChunk = { load: () => import('./confirm-dialog.js') };
+
+const DIALOG_ATTRIBUTES = {
+  part: 'dialog',
+  role: 'alertdialog',
+  'aria-modal': 'true',
+  'aria-labelledby': 'title',
+};
 
 let loading: ReturnType<typeof confirmDialogChunk.load> | undefined;
 
@@ -60,7 +66,7 @@ function loadDialog(): ReturnType<typeof confirmDialogChunk.load> {
  * @cssprop --agent-confirm-backdrop - Backdrop color. Default `rgb(0 0 0 / 0.45)`.
  * @cssprop --agent-confirm-width - Dialog width. Default `min(34rem, calc(100vw - 2rem))`.
  */
-export class AgentConfirmElement extends LitElement {
+export class AgentConfirmElement extends ReactiveElement {
   static override properties = {
     activationDelay: { type: Number, attribute: 'activation-delay' },
     registry: { attribute: false },
@@ -75,8 +81,6 @@ export class AgentConfirmElement extends LitElement {
   private _subscribed: AgentSurfaceRegistry | undefined;
   private _unsubscribe: (() => void) | undefined;
   private _connection: AbortController | undefined;
-  /** The dialog's content and behaviour, once its chunk has loaded. */
-  private _dialog: ConfirmDialog | undefined;
   /** Settles when the dialog chunk has loaded (and is attached) or failed to load. */
   private _dialogReady: Promise<void>;
   private _context = new ContextConsumer(this, {
@@ -94,11 +98,13 @@ export class AgentConfirmElement extends LitElement {
     // Fetched per element, not at import: a page without <agent-confirm> never downloads the dialog.
     this._dialogReady = loadDialog().then(
       ({ ConfirmDialog }) => {
-        this._dialog = new ConfirmDialog(this, {
-          visible: () => this._visible(),
-          settle: (p, approve) => this._settle(p, approve),
-        });
-        this.addController(this._dialog);
+        // The dialog's content and behaviour: a controller that fills and drives the shell's <dialog>.
+        this.addController(
+          new ConfirmDialog(this, {
+            visible: () => this._visible(),
+            settle: (p, approve) => this._settle(p, approve),
+          }),
+        );
         this.requestUpdate();
       },
       (error: unknown) => {
@@ -168,20 +174,14 @@ export class AgentConfirmElement extends LitElement {
     this._pending = this._pending.filter((x) => x.confirmationId !== p.confirmationId);
   }
 
-  protected override render() {
-    // The closed <dialog> is here from the first render; the chunk fills it and opens it.
-    const d = this._dialog;
-    return html`<dialog
-      part="dialog"
-      role="alertdialog"
-      aria-modal="true"
-      aria-labelledby="title"
-      @keydown=${d?.onKeydown}
-      @cancel=${d?.onCancel}
-      @close=${d?.onClose}
-    >
-      ${d?.render()}
-    </dialog>`;
+  protected override createRenderRoot(): HTMLElement | DocumentFragment {
+    const root = super.createRenderRoot();
+    // The closed, empty <dialog> is there from the first connection; the chunk fills it, opens it and
+    // listens to it. Built with the DOM, so the entry needs no template engine.
+    const dialog = this.ownerDocument.createElement('dialog');
+    for (const [name, value] of Object.entries(DIALOG_ATTRIBUTES)) dialog.setAttribute(name, value);
+    root.appendChild(dialog);
+    return root;
   }
 }
 

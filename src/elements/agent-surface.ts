@@ -1,5 +1,5 @@
 import { ContextProvider } from '@lit/context';
-import { LitElement, css, html, type PropertyDeclaration, type PropertyValues } from 'lit';
+import { ReactiveElement, css, type PropertyDeclaration, type PropertyValues } from '@lit/reactive-element';
 import { createAgentSurfaceRegistry } from '../core/registry.js';
 import { createAgentToolset } from '../core/toolset.js';
 import type {
@@ -36,7 +36,7 @@ import { NoViewProvider } from './no-view-provider.js';
  * @fires {AgentInvocationEvent} agent-invocation - A call finished: `detail` is the audit record (consumer, capability, outcome, duration).
  * @fires {AgentConfirmationEvent} agent-confirmation - A confirmation was created, approved, denied, expired or consumed.
  */
-export class AgentSurfaceElement extends LitElement {
+export class AgentSurfaceElement extends ReactiveElement {
   static override styles = css`
     :host {
       display: contents;
@@ -124,8 +124,11 @@ export class AgentSurfaceElement extends LitElement {
     this._sync();
   }
 
-  protected override render() {
-    return html`<slot></slot>`;
+  protected override createRenderRoot(): HTMLElement | DocumentFragment {
+    const root = super.createRenderRoot();
+    // The whole shadow tree is one default slot: built with the DOM, so the entry needs no template engine.
+    root.appendChild(this.ownerDocument.createElement('slot'));
+    return root;
   }
 
   /** Brings registry, policies, event forwarding and the provided context in line with the properties. */

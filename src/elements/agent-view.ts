@@ -1,5 +1,5 @@
 import { ContextConsumer, ContextProvider } from '@lit/context';
-import { LitElement, css, html, type PropertyValues } from 'lit';
+import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
@@ -49,7 +49,7 @@ function flushGroups(): void {
  * @attr {string} name - The view's name, the first path segments of its capabilities' ids (`devices.table` gives `view:devices.table.selectRows`). Required.
  * @attr {string} instance - Which instance of the view this is (a record id, a tab id). Needed when one view is rendered more than once.
  */
-export class AgentViewElement extends LitElement {
+export class AgentViewElement extends ReactiveElement {
   static override styles = css`
     :host {
       display: contents;
@@ -114,8 +114,11 @@ export class AgentViewElement extends LitElement {
     if (changed.has('name') || changed.has('instance')) this._refresh();
   }
 
-  protected override render() {
-    return html`<slot></slot>`;
+  protected override createRenderRoot(): HTMLElement | DocumentFragment {
+    const root = super.createRenderRoot();
+    // The whole shadow tree is one default slot: built with the DOM, so the entry needs no template engine.
+    root.appendChild(this.ownerDocument.createElement('slot'));
+    return root;
   }
 
   /** @internal Called by the group bookkeeping. */

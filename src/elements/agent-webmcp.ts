@@ -1,5 +1,5 @@
 import { ContextConsumer } from '@lit/context';
-import { LitElement, css, type PropertyValues } from 'lit';
+import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpAdapterStatus } from '../webmcp/types.js';
 import { ensureContextRoot, registryContext } from './context.js';
@@ -35,7 +35,7 @@ function parseScope(value: string | null | undefined): string[] | undefined {
  *
  * @fires {AgentWebMcpConflictEvent} agent-webmcp-conflict - The host refused a tool name; `detail` says which and why.
  */
-export class AgentWebMcpElement extends LitElement {
+export class AgentWebMcpElement extends ReactiveElement {
   static override styles = css`
     :host {
       display: none;

@@ -1,9 +1,11 @@
 /**
  * `<agent-confirm>`'s dialog: its styles, templates, focus handling and the checks on a person's
  * decision. A lazy chunk: the element imports it when it is constructed, so pages without the
- * element never fetch it, and the elements entry stays small.
+ * element never fetch it, and the elements entry stays small. It is the only element code that
+ * uses lit-html (through `lit/html.js`, not `lit`, so LitElement stays out of the chunk too).
  */
-import { adoptStyles, css, html, nothing, render, type ReactiveController } from 'lit';
+import { adoptStyles, css, type ReactiveController } from '@lit/reactive-element';
+import { html, nothing, render } from 'lit/html.js';
 import type { PendingConfirmation } from '../core/types.js';
 import type { AgentConfirmElement } from './agent-confirm.js';
 import { describeEffect, formatInput, formatRemaining } from './format-input.js';
@@ -117,8 +119,8 @@ function deepActiveElement(): HTMLElement | undefined {
 
 /**
  * @internal The dialog's content and behaviour, as a controller of its `<agent-confirm>`. The element
- * renders the (closed, empty) `<dialog>` itself, so it exists from the first render; this fills it,
- * opens and closes it, and runs its timer.
+ * builds the (closed, empty) `<dialog>` itself, so it exists from the first connection; this listens
+ * to it, fills it, opens and closes it, and runs its timer.
  */
 export class ConfirmDialog implements ReactiveController {
   /** When each record was first on screen (performance.now()), for the activation delay. */
@@ -130,7 +132,8 @@ export class ConfirmDialog implements ReactiveController {
    */
   private _items = new Map<string, HTMLLIElement>();
   private _returnFocus: HTMLElement | undefined;
-  private _adopted = false;
+  /** The element's `<dialog>`, once this controller has seen the element connected. */
+  private _dialog: HTMLDialogElement | undefined;
 
   constructor(
     private readonly host: AgentConfirmElement,
@@ -143,9 +146,14 @@ export class ConfirmDialog implements ReactiveController {
 
   hostConnected(): void {
     // Runs once the shadow root exists, whether the chunk arrived before or after the element connected.
-    if (this._adopted) return;
-    this._adopted = true;
-    adoptStyles(this._root, [confirmDialogStyles]);
+    if (this._dialog) return;
+    const root = this._root;
+    adoptStyles(root, [confirmDialogStyles]);
+    const dialog = (this._dialog = root.querySelector('dialog')!);
+    dialog.addEventListener('keydown', this._onKeydown);
+    // The browser closes a modal dialog on Escape through `cancel`; requests still wait, so it stays open.
+    dialog.addEventListener('cancel', (event) => event.preventDefault());
+    dialog.addEventListener('close', () => this.host.requestUpdate());
   }
 
   hostDisconnected(): void {
@@ -154,8 +162,7 @@ export class ConfirmDialog implements ReactiveController {
   }
 
   /** The dialog's content: the heading and the (empty) list that `_renderItems` fills. */
-  render() {
-    const count = this.port.visible().length;
+  private _content(count: number) {
     return count
       ? html`<h2 id="title" part="title">
             ${count === 1 ? 'An agent asks for your approval' : `${count} agent requests need your approval`}
@@ -164,7 +171,7 @@ export class ConfirmDialog implements ReactiveController {
       : nothing;
   }
 
-  readonly onKeydown = (event: KeyboardEvent): void => {
+  private readonly _onKeydown = (event: KeyboardEvent): void => {
     const root = this._root;
     if (event.key === 'Escape') {
       // Handle Escape ourselves: the dialog must not close while requests wait for a decision.
@@ -189,11 +196,6 @@ export class ConfirmDialog implements ReactiveController {
       }
     }
   };
-
-  // The browser closes a modal dialog on Escape through `cancel`; requests still wait, so it stays open.
-  readonly onCancel = (event: Event): void => event.preventDefault();
-
-  readonly onClose = (): void => this.host.requestUpdate();
 
   /** Renders the list's items into the `<ul>` the template left empty (see `_items`). */
   private _renderItems(visible: readonly PendingConfirmation[]): void {
@@ -274,8 +276,10 @@ export class ConfirmDialog implements ReactiveController {
   hostUpdated(): void {
     const host = this.host;
     const visible = this.port.visible();
+    const dialog = this._dialog;
+    // Right after the element's own (empty) update, where a LitElement would have rendered.
+    if (dialog) render(this._content(visible.length), dialog);
     this._renderItems(visible);
-    const dialog = this._root.querySelector('dialog');
     clearTimeout(this._timer);
     if (!visible.length || !dialog || !host.isConnected) {
       this._close();
@@ -313,7 +317,7 @@ export class ConfirmDialog implements ReactiveController {
   }
 
   private _close(): void {
-    const dialog = this._root.querySelector('dialog');
+    const dialog = this._dialog;
     this._shownAt.clear();
     if (dialog?.open) dialog.close();
     const target = this._returnFocus;
