@@ -3,26 +3,13 @@
  * `surface_act`, that discover capabilities lazily. It changes the projection, not execution: every
  * read and action goes through `registry.invoke` like a direct tool.
  *
- * Also home of the scope algebra both modes share: configured scope is a floor that a model's scope
- * may narrow but never widen.
+ * This module is the catalog side (the tools, their constant schemas); what the verbs do when called
+ * is in meta-calls.ts, a lazy chunk of the CDN file. Also home of the scope algebra both modes
+ * share: configured scope is a floor that a model's scope may narrow but never widen.
  */
-import { jsonPointer, utf8Length } from './canonical-json.js';
 import { deepFreeze } from './util.js';
-import { issueWarning, DEV_MODE } from './dev.js';
-import { errorPayload } from './errors.js';
-import type {
-  AgentConsumer,
-  AgentErrorPayload,
-  AgentInvocationResult,
-  AgentSurfaceRegistry,
-  AgentTool,
-  AgentToolCall,
-  CapabilityDescriptor,
-  JsonObject,
-  JsonSchema,
-  JsonValue,
-  SurfaceSnapshot,
-} from './types.js';
+import type { ToolCallState } from './toolset-calls.js';
+import type { AgentInvocationResult, AgentTool, AgentToolCall, JsonSchema } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Scope algebra
@@ -125,7 +112,7 @@ function dedupe(items: string[]): string[] {
 // ---------------------------------------------------------------------------------------------
 // Constant tool definitions
 
-const SCOPE_TEXT = 'segment prefixes of capability paths, like "devices" or "view:devices.table"';
+export const SCOPE_TEXT = 'segment prefixes of capability paths, like "devices" or "view:devices.table"';
 
 /** The three input schemas: the same frozen objects for every toolset and every surface state. */
 export const META_TOOL_SCHEMAS = deepFreeze({
@@ -192,285 +179,31 @@ export const META_TOOL_DESCRIPTIONS = deepFreeze({
 export type MetaToolName = keyof typeof META_TOOL_SCHEMAS;
 
 // ---------------------------------------------------------------------------------------------
-// Envelope checks
-
-interface Issue {
-  path: string;
-  message: string;
-}
-
-type Envelope = Record<string, unknown>;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/**
- * Checks a verb's arguments against its fixed schema by hand (no validator needed for three small
- * shapes): unknown and missing properties, and wrong types, are reported with JSON pointers.
- */
-function checkEnvelope(
-  tool: MetaToolName,
-  args: unknown,
-): { ok: true; value: Envelope } | { ok: false; issues: Issue[] } {
-  const schema = META_TOOL_SCHEMAS[tool] as {
-    properties: Record<string, unknown>;
-    required?: readonly string[];
-  };
-  if (args === undefined && !schema.required) return { ok: true, value: {} };
-  if (!isPlainObject(args))
-    return { ok: false, issues: [{ path: '', message: 'the arguments must be an object' }] };
-  const issues: Issue[] = [];
-  const issue = (path: string, message: string) => void issues.push({ path, message });
-  for (const key of Object.keys(args)) {
-    if (!Object.hasOwn(schema.properties, key)) issue(jsonPointer([key]), `unknown property "${key}"`);
-  }
-  for (const key of schema.required ?? []) {
-    if (args[key] === undefined) issue(`/${key}`, `missing required property "${key}"`);
-  }
-  for (const key of ['capabilityId', 'invocationId', 'confirmationId', 'surfaceVersion']) {
-    if (args[key] !== undefined && (typeof args[key] !== 'string' || args[key] === ''))
-      issue(`/${key}`, `${key} must be a non-empty string`);
-  }
-  if (args.instanceId !== undefined && typeof args.instanceId !== 'string')
-    issue('/instanceId', 'instanceId must be a string');
-  const { scope, input } = args;
-  if (scope !== undefined && !Array.isArray(scope)) issue('/scope', 'scope must be an array of strings');
-  else
-    scope?.forEach((entry: unknown, i: number) => {
-      if (!parseScopeEntry(entry)) issue(`/scope/${i}`, `not a scope prefix: use ${SCOPE_TEXT}`);
-    });
-  if (input !== undefined && !isPlainObject(input) && typeof input !== 'string')
-    issue('/input', 'input must be an object');
-  return issues.length ? { ok: false, issues } : { ok: true, value: args };
-}
-
-// ---------------------------------------------------------------------------------------------
 // The tools
 
-/** What the toolset hands the meta tools: the registry seams plus its shared call path. */
-export interface MetaHost {
-  registry: AgentSurfaceRegistry;
-  consumer: AgentConsumer;
-  floor: readonly ScopeEntry[] | undefined;
+/** What a meta-mode toolset hands its verbs: its call state plus the floor and the budget. */
+export interface MetaHost extends ToolCallState {
+  readonly floor: readonly ScopeEntry[] | undefined;
   /** Whether an id is inside the floor (the registry's own matcher, so both agree). */
   inFloor(capabilityId: string): boolean;
-  budget: { maxComponents?: number; maxBytes?: number } | undefined;
-  /** Runs one invocation with the toolset's confirmation handling. */
-  call(
-    request: {
-      capabilityId: string;
-      instanceId?: string;
-      input: unknown;
-      invocationId?: string;
-      confirmationId?: string;
-      surfaceVersion?: string;
-    },
-    call: AgentToolCall | undefined,
-  ): Promise<AgentInvocationResult>;
-  /** A result the toolset answers itself, without the registry. */
-  fail(error: AgentErrorPayload, call: AgentToolCall | undefined): AgentInvocationResult;
-  newInvocationId(call: AgentToolCall | undefined): string;
-}
-
-export interface DiscoveredCapability extends JsonObject {
-  capabilityId: string;
-}
-
-/** One capability as discovery shows it: stable fields, then live state only when it says something. */
-export function discoveryEntry(d: CapabilityDescriptor): DiscoveredCapability {
-  const entry: DiscoveredCapability = { capabilityId: d.capabilityId };
-  if (d.instanceId !== undefined) entry.instanceId = d.instanceId;
-  entry.kind = d.kind;
-  entry.effect = d.effect;
-  entry.confirmation = d.confirmation;
-  entry.description = d.description;
-  entry.inputSchema = d.inputSchema;
-  if (d.untrustedOutput) entry.untrustedOutput = true;
-  if (!d.state.available || d.state.note !== undefined) {
-    const state: JsonObject = { available: d.state.available };
-    if (!d.state.available) state.unavailableReason = d.state.unavailableReason ?? 'not right now';
-    if (d.state.note !== undefined) state.note = d.state.note;
-    entry.state = state;
-  }
-  return entry;
+  readonly budget: { maxComponents?: number; maxBytes?: number } | undefined;
 }
 
 /**
- * The discovery payload under a budget. Capabilities keep snapshot order and are dropped from the end:
- * at most `maxComponents`, and a JSON text (as `toToolResult` writes it) of at most `maxBytes`.
+ * The three meta tools of one toolset. Their schemas and descriptions never change; `call` runs a
+ * verb (meta-calls.ts through the toolset-exec.ts seam).
  */
-export function discoveryPayload(
-  surfaceVersion: string,
-  descriptors: readonly CapabilityDescriptor[],
-  budget: { maxComponents?: number; maxBytes?: number } | undefined,
-  scopeRejected: readonly string[],
-): JsonObject {
-  const limit = Math.min(descriptors.length, budget?.maxComponents ?? Infinity);
-  const tail: JsonObject = {};
-  if (scopeRejected.length) tail.scopeRejected = { prefixes: [...scopeRejected] };
-  const capabilities: DiscoveredCapability[] = [];
-  if (budget?.maxBytes === undefined) {
-    for (let i = 0; i < limit; i++) capabilities.push(discoveryEntry(descriptors[i]!));
-  } else {
-    // Reserve room for the largest possible `truncated` marker, then fill greedily in order.
-    const envelope = utf8Length(
-      JSON.stringify({
-        surfaceVersion,
-        capabilities: [],
-        truncated: { droppedComponents: descriptors.length },
-        ...tail,
-      }),
-    );
-    let used = envelope;
-    for (let i = 0; i < limit; i++) {
-      const entry = discoveryEntry(descriptors[i]!);
-      const bytes = utf8Length(JSON.stringify(entry)) + (i > 0 ? 1 : 0);
-      if (used + bytes > budget.maxBytes) break;
-      used += bytes;
-      capabilities.push(entry);
-    }
-  }
-  const payload: JsonObject = { surfaceVersion, capabilities };
-  const dropped = descriptors.length - capabilities.length;
-  if (dropped > 0) payload.truncated = { droppedComponents: dropped };
-  return { ...payload, ...tail };
-}
-
-function invalid(issues: Issue[]): AgentErrorPayload {
-  return errorPayload(
-    'INVALID_INPUT',
-    `invalid arguments: ${issues.map((i) => `${i.path || '(root)'} ${i.message}`).join('; ')}`,
-    { issues: issues as unknown as JsonObject[] },
-  );
-}
-
-function outOfScope(capabilityId: string): AgentErrorPayload {
-  return errorPayload('CAPABILITY_NOT_FOUND', `no capability "${capabilityId}" in this surface`, {
-    capabilityId,
-  });
-}
-
-/** The consumer's snapshot, narrowed to `scope` (by default the floor). */
-function snapshot(host: MetaHost, scope = host.floor?.map(formatScopeEntry)): SurfaceSnapshot {
-  return host.registry.snapshot(scope ? { consumer: host.consumer, scope } : { consumer: host.consumer });
-}
-
-/** One meta tool's work, on arguments that passed the envelope check. */
-type Verb = (args: Envelope, call: AgentToolCall | undefined) => Promise<AgentInvocationResult>;
-
-/** The three meta tools of one toolset. Their schemas and descriptions never change. */
-export function createMetaTools(host: MetaHost): readonly AgentTool[] {
+export function createMetaTools(
+  call: (name: MetaToolName, args: unknown, call: AgentToolCall | undefined) => Promise<AgentInvocationResult>,
+): readonly AgentTool[] {
   const state = Object.freeze({ available: true });
-
-  const discover: Verb = async (v, call) => {
-    const requested = (v.scope as string[] | undefined)?.map((s) => parseScopeEntry(s)!);
-    const { scope, rejected } = narrowScope(host.floor, requested);
-    // Entirely outside the floor: an empty surface (the registry reads an empty scope as "all").
-    const { surfaceVersion, capabilities } =
-      scope && scope.length === 0
-        ? { surfaceVersion: host.registry.surfaceVersion, capabilities: [] }
-        : snapshot(host, scope);
-    return {
-      ok: true,
-      output: discoveryPayload(surfaceVersion, capabilities, host.budget, rejected),
-      invocationId: host.newInvocationId(call),
-      surfaceVersion,
-    };
-  };
-
-  const read: Verb = async (v, call) => {
-    const capabilityId = v.capabilityId as string;
-    const instanceId = v.instanceId as string | undefined;
-    if (!host.inFloor(capabilityId)) return host.fail(outOfScope(capabilityId), call);
-    // surface_read has no input slot: refuse to run an action through it.
-    const matches = snapshot(host).capabilities.filter((d) => d.capabilityId === capabilityId);
-    if (matches.length === 0) return host.fail(outOfScope(capabilityId), call);
-    if (matches.every((d) => d.kind !== 'observation')) {
-      return host.fail(
-        errorPayload('INVALID_INPUT', `"${capabilityId}" is an action: run it with surface_act`, {
-          issues: [{ path: '/capabilityId', message: 'not an observation' }],
-        }),
-        call,
-      );
-    }
-    return host.call(
-      instanceId === undefined ? { capabilityId, input: {} } : { capabilityId, instanceId, input: {} },
-      call,
-    );
-  };
-
-  const act: Verb = async (v, call) => {
-    const capabilityId = v.capabilityId as string;
-    if (!host.inFloor(capabilityId)) return host.fail(outOfScope(capabilityId), call);
-    let input = v.input as JsonValue;
-    if (typeof input === 'string') {
-      const repaired = repairInput(host, capabilityId, input);
-      if (repaired === undefined)
-        return host.fail(invalid([{ path: '/input', message: 'input must be an object' }]), call);
-      input = repaired;
-    }
-    const request: Parameters<MetaHost['call']>[0] = { capabilityId, input };
-    // Ambiguity stays the registry's to classify: no registrationId is ever made up here.
-    for (const key of ['instanceId', 'invocationId', 'confirmationId', 'surfaceVersion'] as const) {
-      if (v[key] !== undefined) request[key] = v[key] as string;
-    }
-    return host.call(request, call);
-  };
-
-  /** A meta tool: its arguments are checked against its schema before `run` sees them. */
-  const make = (name: MetaToolName, run: Verb): AgentTool =>
+  const make = (name: MetaToolName): AgentTool =>
     Object.freeze({
       name,
       description: META_TOOL_DESCRIPTIONS[name],
       inputSchema: META_TOOL_SCHEMAS[name] as JsonSchema,
       state,
-      execute: async (args: unknown, call?: AgentToolCall) => {
-        const checked = checkEnvelope(name, args);
-        return checked.ok ? run(checked.value, call) : host.fail(invalid(checked.issues), call);
-      },
+      execute: (args: unknown, toolCall?: AgentToolCall) => call(name, args, toolCall),
     });
-
-  return Object.freeze([
-    make('surface_discover', discover),
-    make('surface_read', read),
-    make('surface_act', act),
-  ]);
-}
-
-/**
- * Models sometimes send an object argument as its JSON text. Repaired only when the capability is
- * known and expects an object, and the text parses to one; a development warning says so.
- */
-function repairInput(host: MetaHost, capabilityId: string, text: string): JsonObject | undefined {
-  const descriptor = snapshot(host).capabilities.find((d) => d.capabilityId === capabilityId);
-  if (!descriptor || !expectsObject(descriptor.inputSchema)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isPlainObject(parsed)) return undefined;
-  if (DEV_MODE) {
-    issueWarning(
-      'meta-input-string',
-      `${host.consumer.id}:${capabilityId}`,
-      `surface_act for "${capabilityId}" received input as a JSON string; it was parsed into an object. ` +
-        'Ask the model (or fix the provider adapter) to pass an object.',
-    );
-  }
-  return parsed as JsonObject;
-}
-
-function expectsObject(schema: JsonSchema | undefined): boolean {
-  if (!schema) return false;
-  const type = schema.type;
-  return (
-    type === 'object' ||
-    (Array.isArray(type) && type.includes('object')) ||
-    (type === undefined && 'properties' in schema)
-  );
+  return Object.freeze([make('surface_discover'), make('surface_read'), make('surface_act')]);
 }

@@ -5,33 +5,27 @@
  * (see meta-tools.ts). Both build only from `registry.snapshot` and run only through
  * `registry.invoke`, with `registry.confirmations` for the person's decision.
  *
+ * This module is the catalog side, all synchronous. What a tool's `execute` runs (confirmation
+ * handling, the meta verbs) is reached through the seam toolset-exec.ts: linked in the ES build, a
+ * lazy chunk of the CDN file, fetched when the first toolset is created.
+ *
  * Cost model: `tools()` is memoized on `registry.surfaceVersion` (one string compare when nothing
  * changed). A surface change costs a toolset nothing until someone asks: nobody listens to the
  * registry unless `subscribe` has a listener, and then one relevance check (a scoped snapshot compared
  * descriptor by descriptor, identity first) runs per microtask, however many changes it coalesces.
  */
-import { canonicalJson } from './canonical-json.js';
-import { errorPayload } from './errors.js';
 import { compileScope } from './scope.js';
-import {
-  createMetaTools,
-  formatScopeEntry,
-  parseScopeEntry,
-  type MetaHost,
-  type ScopeEntry,
-} from './meta-tools.js';
+import { createMetaTools, formatScopeEntry, parseScopeEntry, type MetaHost, type ScopeEntry } from './meta-tools.js';
+import type { PendingConfirmation, ToolCallState } from './toolset-calls.js';
+import { callDirect, callMetaTool, prepareToolExecution } from './toolset-exec.js';
 import type {
   AgentConsumer,
-  AgentErrorPayload,
-  AgentInvocationResult,
   AgentSurfaceRegistry,
   AgentTool,
-  AgentToolCall,
   AgentToolset,
   AgentToolsetOptions,
   CapabilityDescriptor,
   ConfirmationMode,
-  InvokeRequest,
   JsonSchema,
   SurfaceSnapshot,
   ToolsetMode,
@@ -40,8 +34,6 @@ import type {
 import { assignWireNames, encodeWireName } from './wire-names.js';
 
 const OPTION_KEYS = new Set(['consumer', 'mode', 'topology', 'confirmations', 'scope', 'budget']);
-/** Two-phase memory per toolset: enough for a few turns of pending confirmations. */
-const MAX_REMEMBERED_CONFIRMATIONS = 64;
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -141,42 +133,6 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
 
-let idCounter = 0;
-
-/** A unique id; `crypto.randomUUID` is missing from insecure contexts, hence the fallback. */
-export function randomId(): string {
-  return (
-    globalThis.crypto?.randomUUID?.() ??
-    `inv-${Date.now().toString(36)}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`
-  );
-}
-
-/** The invocation id of a provider call: its `toolCallId` when it has one, else a fresh id. */
-export function callInvocationId(call: AgentToolCall | undefined): string {
-  return typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : randomId();
-}
-
-/** An abort signal that fires when any of the given ones does, and a function to let go of it. */
-function linkSignals(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; release(): void } {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (present.length === 1) return { signal: present[0]!, release() {} };
-  const controller = new AbortController();
-  const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
-  for (const s of present) {
-    if (s.aborted) {
-      controller.abort(s.reason);
-      break;
-    }
-    s.addEventListener('abort', onAbort, { once: true });
-  }
-  return {
-    signal: controller.signal,
-    release() {
-      for (const s of present) s.removeEventListener('abort', onAbort);
-    },
-  };
-}
-
 /** Stable model-visible text: what the capability is and does. Live state never goes here. */
 export function describeCapability(
   d: Pick<
@@ -248,12 +204,6 @@ function sameCatalog(a: readonly CapabilityDescriptor[], b: readonly CapabilityD
 function providerSchema(schema: JsonSchema | undefined): JsonSchema {
   if (schema && schema.type === 'object') return schema;
   return { ...(schema ?? {}), type: 'object' };
-}
-
-interface Pending {
-  invocationId: string;
-  confirmationId: string;
-  expiresAt: number;
 }
 
 interface DirectEntry {
@@ -340,94 +290,19 @@ export function createAgentToolset(
   let disposed = false;
   let catalog: DirectCatalog | undefined;
 
-  // Two-phase memory: the pending confirmation a retry of the same (tool, input) should present.
-  const pendingByCall = new Map<string, Pending>();
-  // Meta mode: the invocation a confirmationId belongs to, when the model forgets to echo it.
-  const invocationByConfirmation = new Map<string, string>();
-
-  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
-    map.delete(key);
-    map.set(key, value);
-    if (map.size > MAX_REMEMBERED_CONFIRMATIONS) map.delete(map.keys().next().value!);
+  const calls: ToolCallState = {
+    registry,
+    consumer,
+    twoPhase: opts.confirmations === 'two-phase',
+    lifetime: lifetime.signal,
+    pendingByCall: new Map<string, PendingConfirmation>(),
+    invocationByConfirmation: new Map<string, string>(),
   };
+  // The first agent call rarely waits for the execution chunk of the CDN file (a no-op when linked).
+  prepareToolExecution();
 
   const takeSnapshot = (): SurfaceSnapshot =>
     registry.snapshot(scopeText ? { consumer, scope: scopeText } : { consumer });
-
-  const answer = (error: AgentErrorPayload, invocationId: string): AgentInvocationResult => ({
-    ok: false,
-    error,
-    invocationId,
-    surfaceVersion: registry.surfaceVersion,
-  });
-
-  /**
-   * One call through the registry with this toolset's confirmation mode.
-   * `wait`: a CONFIRMATION_REQUIRED is awaited and retried once with the same invocationId and the
-   * confirmationId; the registry reports denial or expiry as CONFIRMATION_INVALID. An abort (the
-   * caller's signal or dispose) returns the original CONFIRMATION_REQUIRED and nothing runs.
-   * `two-phase`: the CONFIRMATION_REQUIRED goes back to the model; with `rememberAs`, the next call
-   * with the same key reuses the invocation and presents the confirmation.
-   */
-  const run = async (
-    request: Omit<InvokeRequest, 'consumer' | 'invocationId' | 'signal'> & { invocationId?: string },
-    call: AgentToolCall | undefined,
-    rememberAs: string | undefined,
-  ): Promise<AgentInvocationResult> => {
-    if (disposed)
-      return answer(
-        errorPayload('CANCELLED', 'this toolset was disposed'),
-        request.invocationId ?? callInvocationId(call),
-      );
-    const now = Date.now();
-    let invocationId = request.invocationId;
-    let confirmationId = request.confirmationId;
-    let pending: Pending | undefined;
-    if (rememberAs !== undefined && confirmationId === undefined) {
-      pending = pendingByCall.get(rememberAs);
-      if (pending && pending.expiresAt <= now) {
-        pendingByCall.delete(rememberAs);
-        pending = undefined;
-      }
-      if (pending) {
-        invocationId = pending.invocationId;
-        confirmationId = pending.confirmationId;
-      }
-    }
-    if (confirmationId !== undefined && invocationId === undefined)
-      invocationId = invocationByConfirmation.get(confirmationId);
-    invocationId ??= callInvocationId(call);
-
-    const linked = linkSignals([lifetime.signal, call?.signal]);
-    try {
-      const base: InvokeRequest = { ...request, invocationId, consumer, signal: linked.signal };
-      if (confirmationId !== undefined) base.confirmationId = confirmationId;
-      else delete base.confirmationId;
-      const first = await registry.invoke(base);
-      if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED') {
-        if (pending && rememberAs !== undefined) pendingByCall.delete(rememberAs);
-        return first;
-      }
-      const details = first.error.details ?? {};
-      const requiredId = typeof details.confirmationId === 'string' ? details.confirmationId : undefined;
-      if (requiredId === undefined) return first;
-
-      if (opts.confirmations === 'two-phase') {
-        const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : now + 120_000;
-        if (rememberAs !== undefined)
-          remember(pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt });
-        remember(invocationByConfirmation, requiredId, invocationId);
-        // The retry needs both ids; a model in meta mode can only echo what it sees.
-        return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
-      }
-
-      const outcome = await registry.confirmations.waitFor(requiredId, { signal: linked.signal });
-      if (outcome.status === 'aborted' || linked.signal.aborted) return first;
-      return await registry.invoke({ ...base, confirmationId: requiredId });
-    } finally {
-      linked.release();
-    }
-  };
 
   // ---- subscriptions (shared by both modes) -------------------------------------------------
 
@@ -496,8 +371,8 @@ export function createAgentToolset(
     offSurface?.();
     offSurface = undefined;
     listeners.clear();
-    pendingByCall.clear();
-    invocationByConfirmation.clear();
+    calls.pendingByCall.clear();
+    calls.invocationByConfirmation.clear();
     catalog = undefined;
     fresh = undefined;
   };
@@ -506,16 +381,12 @@ export function createAgentToolset(
 
   if (opts.mode === 'meta') {
     const host: MetaHost = {
-      registry,
-      consumer,
+      ...calls,
       floor: opts.floor,
       inFloor: (capabilityId) => floorMatcher === undefined || floorMatcher(capabilityId),
       budget: opts.budget,
-      call: (request, call) => run(request, call, undefined),
-      fail: (error, call) => answer(error, callInvocationId(call)),
-      newInvocationId: callInvocationId,
     };
-    const metaTools = createMetaTools(host);
+    const metaTools = createMetaTools((name, args, call) => callMetaTool(host, name, args, call));
     // The meta tools are not capabilities: nothing to reverse.
     const noNames: ReadonlyMap<string, string> = new Map();
     const noTargets: ReadonlyMap<string, WireTarget> = new Map();
@@ -532,7 +403,6 @@ export function createAgentToolset(
 
   // ---- direct mode ---------------------------------------------------------------------------
 
-  const twoPhase = opts.confirmations === 'two-phase';
   const makeTool = (entry: DirectEntry, name: string, text: string): AgentTool => {
     const d = entry.descriptor;
     // Registry descriptors are frozen: share their state object instead of copying it.
@@ -542,7 +412,7 @@ export function createAgentToolset(
       description: text,
       inputSchema: providerSchema(d.inputSchema),
       state,
-      execute: directExecute(run, entry, name, twoPhase),
+      execute: directExecute(calls, entry, name),
     });
   };
 
@@ -642,36 +512,6 @@ export function createAgentToolset(
  * A direct tool's `execute`. Made by a factory so the closure stays anonymous: transpilers that keep
  * function names (esbuild's keepNames, as tsx runs it) would otherwise wrap each of a thousand tools.
  */
-function directExecute(
-  run: (
-    request: Omit<InvokeRequest, 'consumer' | 'invocationId' | 'signal'>,
-    call: AgentToolCall | undefined,
-    rememberAs: string | undefined,
-  ) => Promise<AgentInvocationResult>,
-  entry: DirectEntry,
-  name: string,
-  twoPhase: boolean,
-): AgentTool['execute'] {
-  const { capabilityId, instanceId, registrationId } = entry.descriptor;
-  return (input, call) => {
-    // The version read at call time: a reused tool presents the latest build it was part of.
-    const request: Omit<InvokeRequest, 'consumer' | 'invocationId' | 'signal'> = {
-      capabilityId,
-      registrationId,
-      surfaceVersion: entry.version,
-      input,
-    };
-    if (instanceId !== undefined) request.instanceId = instanceId;
-    return run(request, call, twoPhase ? callKey(name, input) : undefined);
-  };
-}
-
-/** Identity of a direct call for two-phase memory: the tool and the input's canonical JSON. */
-function callKey(toolName: string, input: unknown): string | undefined {
-  try {
-    return `${toolName}\u0000${canonicalJson(input ?? {})}`;
-  } catch {
-    // Not JSON: the registry refuses it anyway, so there is nothing to remember.
-    return undefined;
-  }
+function directExecute(calls: ToolCallState, entry: DirectEntry, name: string): AgentTool['execute'] {
+  return (input, call) => callDirect(calls, entry, name, input, call);
 }

@@ -1,0 +1,169 @@
+/**
+ * The execution side of a toolset: what runs inside a tool's `execute` once an agent calls it.
+ * One call through `registry.invoke` with the toolset's confirmation mode, and a direct tool's call.
+ * Reached through the seam toolset-exec.ts (a lazy chunk of the CDN file; linked in the ES build).
+ */
+import { canonicalJson } from './canonical-json.js';
+import { errorPayload } from './errors.js';
+import { callInvocationId, failedCall } from './toolset-common.js';
+import type {
+  AgentConsumer,
+  AgentInvocationResult,
+  AgentSurfaceRegistry,
+  AgentToolCall,
+  CapabilityDescriptor,
+  InvokeRequest,
+} from './types.js';
+
+/** Two-phase memory per toolset: enough for a few turns of pending confirmations. */
+const MAX_REMEMBERED_CONFIRMATIONS = 64;
+
+export interface PendingConfirmation {
+  invocationId: string;
+  confirmationId: string;
+  expiresAt: number;
+}
+
+/** What a toolset hands its calls: made once per toolset by createAgentToolset. */
+export interface ToolCallState {
+  readonly registry: AgentSurfaceRegistry;
+  readonly consumer: AgentConsumer;
+  readonly twoPhase: boolean;
+  /** Aborted by `dispose()`: ends confirmation waits and refuses new calls. */
+  readonly lifetime: AbortSignal;
+  /** Two-phase memory: the pending confirmation a retry of the same (tool, input) should present. */
+  readonly pendingByCall: Map<string, PendingConfirmation>;
+  /** Meta mode: the invocation a confirmationId belongs to, when the model forgets to echo it. */
+  readonly invocationByConfirmation: Map<string, string>;
+}
+
+/** A direct tool's target; `version` is read at call time (a reused tool presents its latest build). */
+export interface DirectTarget {
+  readonly descriptor: CapabilityDescriptor;
+  readonly version: string;
+}
+
+export type CallRequest = Omit<InvokeRequest, 'consumer' | 'invocationId' | 'signal'> & { invocationId?: string };
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_REMEMBERED_CONFIRMATIONS) map.delete(map.keys().next().value!);
+}
+
+/** An abort signal that fires when any of the given ones does, and a function to let go of it. */
+function linkSignals(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; release(): void } {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length === 1) return { signal: present[0]!, release() {} };
+  const controller = new AbortController();
+  const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  for (const s of present) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    s.addEventListener('abort', onAbort, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    release() {
+      for (const s of present) s.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/**
+ * One call through the registry with the toolset's confirmation mode.
+ * `wait`: a CONFIRMATION_REQUIRED is awaited and retried once with the same invocationId and the
+ * confirmationId; the registry reports denial or expiry as CONFIRMATION_INVALID. An abort (the
+ * caller's signal or dispose) returns the original CONFIRMATION_REQUIRED and nothing runs.
+ * `two-phase`: the CONFIRMATION_REQUIRED goes back to the model; with `rememberAs`, the next call
+ * with the same key reuses the invocation and presents the confirmation.
+ */
+export async function runCall(
+  state: ToolCallState,
+  request: CallRequest,
+  call: AgentToolCall | undefined,
+  rememberAs: string | undefined,
+): Promise<AgentInvocationResult> {
+  const { registry } = state;
+  if (state.lifetime.aborted) {
+    return failedCall(
+      errorPayload('CANCELLED', 'this toolset was disposed'),
+      request.invocationId ?? callInvocationId(call),
+      registry.surfaceVersion,
+    );
+  }
+  const now = Date.now();
+  let invocationId = request.invocationId;
+  let confirmationId = request.confirmationId;
+  let pending: PendingConfirmation | undefined;
+  if (rememberAs !== undefined && confirmationId === undefined) {
+    pending = state.pendingByCall.get(rememberAs);
+    if (pending && pending.expiresAt <= now) {
+      state.pendingByCall.delete(rememberAs);
+      pending = undefined;
+    }
+    if (pending) {
+      invocationId = pending.invocationId;
+      confirmationId = pending.confirmationId;
+    }
+  }
+  if (confirmationId !== undefined && invocationId === undefined)
+    invocationId = state.invocationByConfirmation.get(confirmationId);
+  invocationId ??= callInvocationId(call);
+
+  const linked = linkSignals([state.lifetime, call?.signal]);
+  try {
+    const base: InvokeRequest = { ...request, invocationId, consumer: state.consumer, signal: linked.signal };
+    if (confirmationId !== undefined) base.confirmationId = confirmationId;
+    else delete base.confirmationId;
+    const first = await registry.invoke(base);
+    if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED') {
+      if (pending && rememberAs !== undefined) state.pendingByCall.delete(rememberAs);
+      return first;
+    }
+    const details = first.error.details ?? {};
+    const requiredId = typeof details.confirmationId === 'string' ? details.confirmationId : undefined;
+    if (requiredId === undefined) return first;
+
+    if (state.twoPhase) {
+      const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : now + 120_000;
+      if (rememberAs !== undefined)
+        remember(state.pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt });
+      remember(state.invocationByConfirmation, requiredId, invocationId);
+      // The retry needs both ids; a model in meta mode can only echo what it sees.
+      return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
+    }
+
+    const outcome = await registry.confirmations.waitFor(requiredId, { signal: linked.signal });
+    if (outcome.status === 'aborted' || linked.signal.aborted) return first;
+    return await registry.invoke({ ...base, confirmationId: requiredId });
+  } finally {
+    linked.release();
+  }
+}
+
+/** A direct tool's call: its capability, instance and registration, at the version of its catalog. */
+export function callDirect(
+  state: ToolCallState,
+  target: DirectTarget,
+  name: string,
+  input: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  const { capabilityId, instanceId, registrationId } = target.descriptor;
+  const request: CallRequest = { capabilityId, registrationId, surfaceVersion: target.version, input };
+  if (instanceId !== undefined) request.instanceId = instanceId;
+  return runCall(state, request, call, state.twoPhase ? callKey(name, input) : undefined);
+}
+
+/** Identity of a direct call for two-phase memory: the tool and the input's canonical JSON. */
+function callKey(toolName: string, input: unknown): string | undefined {
+  try {
+    return `${toolName}\u0000${canonicalJson(input ?? {})}`;
+  } catch {
+    // Not JSON: the registry refuses it anyway, so there is nothing to remember.
+    return undefined;
+  }
+}

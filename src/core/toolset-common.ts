@@ -1,0 +1,30 @@
+/**
+ * What both sides of the tool projections share: the catalog side (toolset.ts, meta-tools.ts,
+ * gateway.ts, always in the entry) and the execution side (toolset-calls.ts, meta-calls.ts,
+ * gateway-calls.ts, a lazy chunk of the CDN file). A leaf module, so neither side imports the other.
+ */
+import type { AgentErrorPayload, AgentInvocationResult, AgentToolCall } from './types.js';
+
+let idCounter = 0;
+
+/** A unique id; `crypto.randomUUID` is missing from insecure contexts, hence the fallback. */
+export function randomId(): string {
+  return (
+    globalThis.crypto?.randomUUID?.() ??
+    `inv-${Date.now().toString(36)}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`
+  );
+}
+
+/** The invocation id of a provider call: its `toolCallId` when it has one, else a fresh id. */
+export function callInvocationId(call: AgentToolCall | undefined): string {
+  return typeof call?.toolCallId === 'string' && call.toolCallId !== '' ? call.toolCallId : randomId();
+}
+
+/** A failed result the projection answers itself, without running anything. */
+export function failedCall(
+  error: AgentErrorPayload,
+  invocationId: string,
+  surfaceVersion: string,
+): AgentInvocationResult {
+  return { ok: false, error, invocationId, surfaceVersion };
+}

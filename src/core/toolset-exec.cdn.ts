@@ -1,0 +1,93 @@
+/**
+ * The CDN build's `toolset-exec.ts`: what tools run when called (confirmation handling, the meta
+ * verbs, the gateway's checks and handler call) is a chunk beside the entry file, fetched when the
+ * first toolset or gateway is created, so a page pays for it only where tools are projected, and an
+ * agent's first call rarely waits for it. Once loaded, calls go straight to it.
+ * A tool's `execute` keeps its contract: it never rejects. If the chunk cannot be loaded (the
+ * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "load-failed"`), runs
+ * nothing, and the next call tries again.
+ */
+import { errorPayload } from './errors.js';
+import type { GatewayToolSpec } from './gateway-calls.js';
+import type { MetaHost, MetaToolName } from './meta-tools.js';
+import type { DirectTarget, ToolCallState } from './toolset-calls.js';
+import { callInvocationId, failedCall } from './toolset-common.js';
+import type * as Linked from './toolset-exec.js';
+import type { AgentInvocationResult, AgentToolCall } from './types.js';
+
+type Execution = typeof Linked;
+
+let loaded: Execution | undefined;
+let loading: Promise<Execution> | undefined;
+
+function load(): Promise<Execution> {
+  loading ??= import('./toolset-exec.js').then(
+    (m) => (loaded = m),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+export function prepareToolExecution(): void {
+  // Started now, awaited by the first call; a failure here is reported by that call.
+  load().catch(() => {});
+}
+
+/** The answer of a call that could not reach the execution chunk. */
+function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVersion: string): AgentInvocationResult {
+  let invocationId = '';
+  try {
+    invocationId = callInvocationId(call);
+  } catch {
+    // A hostile getter on the call: the result carries no id.
+  }
+  return failedCall(
+    errorPayload('EXECUTION_FAILED', `The call could not run: the kit's tool execution code did not load (${String(error)}).`, {
+      reason: 'load-failed',
+    }),
+    invocationId,
+    surfaceVersion,
+  );
+}
+
+export function callDirect(
+  state: ToolCallState,
+  target: DirectTarget,
+  name: string,
+  input: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  if (loaded) return loaded.callDirect(state, target, name, input, call);
+  return load().then(
+    (m) => m.callDirect(state, target, name, input, call),
+    (error: unknown) => unavailable(error, call, state.registry.surfaceVersion),
+  );
+}
+
+export function callMetaTool(
+  host: MetaHost,
+  name: MetaToolName,
+  args: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  if (loaded) return loaded.callMetaTool(host, name, args, call);
+  return load().then(
+    (m) => m.callMetaTool(host, name, args, call),
+    (error: unknown) => unavailable(error, call, host.registry.surfaceVersion),
+  );
+}
+
+export function callGatewayTool(
+  spec: GatewayToolSpec,
+  input: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  if (loaded) return loaded.callGatewayTool(spec, input, call);
+  return load().then(
+    (m) => m.callGatewayTool(spec, input, call),
+    (error: unknown) => unavailable(error, call, spec.surfaceVersion),
+  );
+}
