@@ -1,21 +1,35 @@
 /**
- * The CDN build's `pipeline.ts`: the invoke pipeline (the biggest part of the core) is a chunk
- * beside the entry file, fetched when the first registry is created, so a page pays for it after
- * its elements are up, and an agent's first call rarely waits for it.
+ * The CDN build's `pipeline.ts`: the invoke pipeline (the biggest part of the core) and the stores
+ * only it fills (confirmation records, idempotency entries) are one chunk beside the entry file,
+ * fetched when the first registry is created, so a page pays for them after its elements are up,
+ * and an agent's first call rarely waits for them.
  * `registry.invoke()` keeps its contract: it never rejects. If the chunk cannot be loaded (the
  * network failed), the call fails with `EXECUTION_FAILED` and the next call tries again.
+ *
+ * Until the chunk is there, a registry holds stand-ins for its stores. No record or entry can exist
+ * before the pipeline has run, so a stand-in answers as an empty real store does, keeps what has
+ * to outlast the wait (subscribers, a dispose), and hands over to a real store built with the same
+ * options on its first use after the chunk has loaded.
  */
 import { errorPayload } from './errors.js';
-import type { runInvocation as RunInvocation } from './invoke.js';
+import { isSignal } from './util.js';
+import type { ConfirmationStoreOptions } from './confirmations.js';
+import type { IdempotencyEntry } from './idempotency.js';
+import type * as Linked from './pipeline.js';
 import type { RegistryCore } from './registry.js';
-import type { AgentInvocationResult } from './types.js';
+import type { AgentInvocationResult, ConfirmationOutcome, PendingConfirmation } from './types.js';
 
-let run: typeof RunInvocation | undefined;
-let loading: Promise<typeof RunInvocation> | undefined;
+type Pipeline = typeof Linked;
+type RealConfirmationStore = InstanceType<Pipeline['ConfirmationStore']>;
+type RealIdempotencyStore<E extends IdempotencyEntry<unknown>> = Linked.IdempotencyStore<E>;
 
-function load(): Promise<typeof RunInvocation> {
-  loading ??= import('./invoke.js').then(
-    (m) => (run = m.runInvocation),
+let loaded: Pipeline | undefined;
+let loading: Promise<Pipeline> | undefined;
+
+function load(): Promise<Pipeline> {
+  // From this file, `./pipeline.js` is the linked seam (rollup.config.js): invoke.ts and the real stores.
+  loading ??= import('./pipeline.js').then(
+    (m) => (loaded = m),
     (error: unknown) => {
       loading = undefined;
       throw error;
@@ -24,15 +38,20 @@ function load(): Promise<typeof RunInvocation> {
   return loading;
 }
 
+function unloaded(what: string): Error {
+  // Only the pipeline fills the stores, and it runs once the chunk has loaded: this is a kit bug.
+  return new Error(`agent-surface-kit: the ${what} store was written before the invoke pipeline loaded`);
+}
+
 export function preparePipeline(): void {
   // Started now, awaited by the first call; a failure here is reported by that call.
   load().catch(() => {});
 }
 
 export function runInvocation(core: RegistryCore, request: unknown): Promise<AgentInvocationResult> {
-  if (run) return run(core, request);
+  if (loaded !== undefined) return loaded.runInvocation(core, request);
   return load().then(
-    (r) => r(core, request),
+    (m) => m.runInvocation(core, request),
     (error: unknown): AgentInvocationResult => {
       let id: unknown;
       try {
@@ -50,4 +69,151 @@ export function runInvocation(core: RegistryCore, request: unknown): Promise<Age
       };
     },
   );
+}
+
+type Listener = (pending: PendingConfirmation[]) => void;
+
+/** Stands in for `confirmations.ts`'s store until the pipeline's chunk is there. */
+export class ConfirmationStore implements Pick<RealConfirmationStore, keyof RealConfirmationStore> {
+  readonly #options: ConfirmationStoreOptions;
+  #real: RealConfirmationStore | undefined;
+  /** Subscribers while there is no real store yet, in subscription order. */
+  readonly #early = new Set<Listener>();
+  #disposed = false;
+
+  constructor(options: ConfirmationStoreOptions) {
+    this.#options = options;
+    // The public methods are handed around detached, as the real store's are.
+    this.list = this.list.bind(this);
+    this.subscribe = this.subscribe.bind(this);
+    this.approve = this.approve.bind(this);
+    this.deny = this.deny.bind(this);
+    this.waitFor = this.waitFor.bind(this);
+  }
+
+  /** The real store once the chunk has loaded (built on first use), else undefined. */
+  #store(): RealConfirmationStore | undefined {
+    if (this.#real !== undefined || loaded === undefined) return this.#real;
+    const real = new loaded.ConfirmationStore(this.#options);
+    for (const listener of this.#early) real.subscribe(listener);
+    this.#early.clear();
+    if (this.#disposed) real.dispose();
+    return (this.#real = real);
+  }
+
+  #need(): RealConfirmationStore {
+    const real = this.#store();
+    if (real === undefined) throw unloaded('confirmation');
+    return real;
+  }
+
+  // -- the person's side: an empty store's answers until the real one exists -------------------
+
+  list(): PendingConfirmation[] {
+    return this.#store()?.list() ?? [];
+  }
+
+  subscribe(listener: Listener): () => void {
+    const real = this.#store();
+    if (real !== undefined) return real.subscribe(listener);
+    if (typeof listener !== 'function') throw new TypeError('confirmations.subscribe(listener): listener must be a function');
+    if (this.#disposed) return () => {};
+    this.#early.add(listener);
+    return () => {
+      const now = this.#real;
+      // On the real store, subscribing and unsubscribing at once removes the listener wherever
+      // it is, which is what the real store's own unsubscribe does.
+      if (now !== undefined) now.subscribe(listener)();
+      else this.#early.delete(listener);
+    };
+  }
+
+  approve(confirmationId: string): boolean {
+    return this.#store()?.approve(confirmationId) ?? false;
+  }
+
+  deny(confirmationId: string, reason?: string): boolean {
+    return this.#store()?.deny(confirmationId, reason) ?? false;
+  }
+
+  waitFor(confirmationId: string, options: { signal?: AbortSignal } = {}): Promise<ConfirmationOutcome> {
+    const real = this.#store();
+    if (real !== undefined) return real.waitFor(confirmationId, options);
+    // Read the options as the real store does (a getter can notice); no id is known yet.
+    let signal: unknown;
+    try {
+      signal = options?.signal;
+    } catch {
+      // Unreadable options: no signal.
+    }
+    isSignal(signal);
+    return Promise.resolve({ status: 'unknown' });
+  }
+
+  // -- the pipeline's and the registry's side ------------------------------------------------
+
+  request(binding: Parameters<RealConfirmationStore['request']>[0]): ReturnType<RealConfirmationStore['request']> {
+    return this.#need().request(binding);
+  }
+
+  check(
+    confirmationId: string,
+    binding: Parameters<RealConfirmationStore['check']>[1],
+  ): ReturnType<RealConfirmationStore['check']> {
+    return this.#need().check(confirmationId, binding);
+  }
+
+  consume(record: Parameters<RealConfirmationStore['consume']>[0]): boolean {
+    return this.#need().consume(record);
+  }
+
+  expireRegistration(registrationId: string): void {
+    this.#store()?.expireRegistration(registrationId);
+  }
+
+  dispose(): void {
+    const real = this.#store();
+    if (real !== undefined) return real.dispose();
+    this.#disposed = true;
+    this.#early.clear();
+  }
+}
+
+/** Stands in for `idempotency.ts`'s store until the pipeline's chunk is there: empty until then. */
+export class IdempotencyStore<E extends IdempotencyEntry<unknown>> implements Pick<RealIdempotencyStore<E>, keyof RealIdempotencyStore<E>> {
+  readonly #maxEntries: number;
+  readonly #ttlMs: number;
+  #real: RealIdempotencyStore<E> | undefined;
+
+  constructor(maxEntries: number, ttlMs: number) {
+    this.#maxEntries = maxEntries;
+    this.#ttlMs = ttlMs;
+  }
+
+  #store(): RealIdempotencyStore<E> | undefined {
+    if (this.#real !== undefined || loaded === undefined) return this.#real;
+    return (this.#real = new loaded.IdempotencyStore<E>(this.#maxEntries, this.#ttlMs));
+  }
+
+  get(consumerId: string, invocationId: string, now: number): E | undefined {
+    return this.#store()?.get(consumerId, invocationId, now);
+  }
+
+  add(entry: E, now: number): void {
+    const real = this.#store();
+    if (real === undefined) throw unloaded('idempotency');
+    real.add(entry, now);
+  }
+
+  remove(entry: E): void {
+    this.#store()?.remove(entry);
+  }
+
+  get size(): number {
+    return this.#store()?.size ?? 0;
+  }
+
+  clear(): void {
+    this.#store()?.clear();
+  }
 }

@@ -4,12 +4,12 @@
  * snapshots) and runs every call through one pipeline (`invoke.ts`). Projections use only the
  * public object returned here: `snapshot`, `invoke`, `confirmations`, `on`.
  */
-import { ConfirmationStore } from './confirmations.js';
 import { deepFreeze, randomId } from './util.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
-import { type IdempotencyEntry, IdempotencyStore } from './idempotency.js';
-import { preparePipeline, runInvocation } from './pipeline.js';
+import type { IdempotencyEntry } from './idempotency.js';
+// The stores come through the pipeline's seam: in the CDN build they load with it.
+import { ConfirmationStore, IdempotencyStore, preparePipeline, runInvocation } from './pipeline.js';
 import { RunningCalls } from './running.js';
 import { drainQueue, type QueueWaiter, type SerialSlot } from './queue.js';
 import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
