@@ -239,7 +239,7 @@ describe('stores.cdn: confirmation stand-in before the pipeline chunk loaded', (
           return Reflect.get(target, key, receiver);
         },
       });
-      assert.deepEqual(await store.waitFor('cf-x', { signal: signalLike as AbortSignal }), { status: 'unknown' });
+      assert.deepEqual(await store.waitFor('cf-x', { signal: signalLike as unknown as AbortSignal }), { status: 'unknown' });
       assert.deepEqual(touched, ['aborted', 'addEventListener', 'removeEventListener'], 'the signal is looked at as the real store does');
       assert.throws(() => store.subscribe('nope' as never), {
         name: 'TypeError',
