@@ -4,9 +4,10 @@
  * first toolset or gateway is created, so a page pays for it only where tools are projected, and an
  * agent's first call rarely waits for it. Once loaded, calls go straight to it.
  * A tool's `execute` keeps its contract: it never rejects. If the chunk cannot be loaded (the
- * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "load-failed"`), runs
- * nothing, and the next call tries again.
+ * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "load-failed"`, retry
+ * `after-delay`), runs nothing, and the next call tries again.
  */
+import { issueError } from './dev.js';
 import { errorPayload } from './errors.js';
 import type { GatewayToolSpec } from './gateway-calls.js';
 import type { MetaHost, MetaToolName } from './meta-tools.js';
@@ -36,8 +37,12 @@ export function prepareToolExecution(): void {
   load().catch(() => {});
 }
 
-/** The answer of a call that could not reach the execution chunk. */
+/**
+ * The answer of a call that could not reach the execution chunk. The agent may try again later (the
+ * next call loads again); the page author sees the loader's error on the console, once.
+ */
 function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVersion: string): AgentInvocationResult {
+  issueError('tool-execution-unavailable', 'load', `the tool execution chunk did not load: ${String(error)}`);
   let invocationId = '';
   try {
     invocationId = callInvocationId(call);
@@ -45,9 +50,12 @@ function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVer
     // A hostile getter on the call: the result carries no id.
   }
   return failedCall(
-    errorPayload('EXECUTION_FAILED', `The call could not run: the kit's tool execution code did not load (${String(error)}).`, {
-      reason: 'load-failed',
-    }),
+    errorPayload(
+      'EXECUTION_FAILED',
+      "The call did not run: the page could not load the kit's tool execution code. Try again later.",
+      { reason: 'load-failed' },
+      'after-delay',
+    ),
     invocationId,
     surfaceVersion,
   );
