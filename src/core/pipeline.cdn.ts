@@ -4,13 +4,15 @@
  * fetched when the first registry is created, so a page pays for them after its elements are up,
  * and an agent's first call rarely waits for them.
  * `registry.invoke()` keeps its contract: it never rejects. If the chunk cannot be loaded (the
- * network failed), the call fails with `EXECUTION_FAILED` and the next call tries again.
+ * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "pipeline-unavailable"`,
+ * retry `after-delay`), runs nothing, and the next call tries again.
  *
  * Until the chunk is there, a registry holds stand-ins for its stores. No record or entry can exist
  * before the pipeline has run, so a stand-in answers as an empty real store does, keeps what has
  * to outlast the wait (subscribers, a dispose), and hands over to a real store built with the same
  * options on its first use after the chunk has loaded.
  */
+import { issueError } from './dev.js';
 import { errorPayload } from './errors.js';
 import { isSignal } from './util.js';
 import type { ConfirmationStoreOptions } from './confirmations.js';
@@ -53,6 +55,8 @@ export function runInvocation(core: RegistryCore, request: unknown): Promise<Age
   return load().then(
     (m) => m.runInvocation(core, request),
     (error: unknown): AgentInvocationResult => {
+      // The agent is told to try later, without the loader's words; the page author sees them once.
+      issueError('pipeline-unavailable', 'load', `the invoke pipeline chunk did not load: ${String(error)}`);
       let id: unknown;
       try {
         id = (request as { invocationId?: unknown } | null)?.invocationId;
@@ -61,9 +65,12 @@ export function runInvocation(core: RegistryCore, request: unknown): Promise<Age
       }
       return {
         ok: false,
-        error: errorPayload('EXECUTION_FAILED', `The call could not run: the kit's invoke pipeline did not load (${String(error)}).`, {
-          reason: 'pipeline-unavailable',
-        }),
+        error: errorPayload(
+          'EXECUTION_FAILED',
+          "The call did not run: the page could not load the kit's invoke pipeline. Try again later.",
+          { reason: 'pipeline-unavailable' },
+          'after-delay',
+        ),
         invocationId: typeof id === 'string' ? id : '',
         surfaceVersion: core.surfaceVersion,
       };

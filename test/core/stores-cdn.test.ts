@@ -462,11 +462,14 @@ describe('stores.cdn: a chunk that does not load', () => {
     const heard: number[] = [];
     store.subscribe((l) => heard.push(l.length));
     setGate(OFFLINE);
+    const { errors } = quietConsole();
     cdn.preparePipeline();
     const failed = await cdn.runInvocation(loadCore, { invocationId: 'off-1' });
     assert.equal(failed.ok, false);
     assert.equal(!failed.ok && failed.error.code, 'EXECUTION_FAILED');
+    assert.equal(!failed.ok && failed.error.retry, 'after-delay', 'nothing ran: trying later is safe');
     assert.deepEqual(!failed.ok && failed.error.details, { reason: 'pipeline-unavailable' });
+    assert.doesNotMatch(!failed.ok ? failed.error.message : '', /offline/, "the loader's words are for the page author, not the agent");
     assert.equal(failed.invocationId, 'off-1');
     assert.equal(failed.surfaceVersion, loadCore.surfaceVersion);
     const hostile = await cdn.runInvocation(loadCore, {
@@ -475,6 +478,8 @@ describe('stores.cdn: a chunk that does not load', () => {
       },
     });
     assert.equal(hostile.invocationId, '', 'never a rejection, even from a hostile request');
+    assert.equal(errors.length, 1, 'the page author is told once');
+    assert.match(String(errors[0]?.[0]), /pipeline-unavailable.*offline/);
     assert.deepEqual(store.list(), []);
     assert.equal(store.approve('cf-x'), false);
     assert.deepEqual(await store.waitFor('cf-x'), { status: 'unknown' });
