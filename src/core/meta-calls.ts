@@ -39,10 +39,17 @@ interface Issue {
 
 type Envelope = Record<string, unknown>;
 
+/**
+ * An object literal or `Object.create(null)`. Also one made in another realm (an agent runtime in
+ * another frame): its prototype is that realm's `Object.prototype`, as the registry accepts it.
+ */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  if (proto === Object.prototype || proto === null) return true;
+  if (Object.getPrototypeOf(proto) !== null) return false;
+  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value as { name?: unknown } | undefined;
+  return typeof ctor === 'function' && ctor.name === 'Object' && Object.prototype.toString.call(value) === '[object Object]';
 }
 
 /**

@@ -4,6 +4,7 @@
 // one, as the rollup plugin does, and the hook can make the chunk's import fail. The same scenarios
 // then run through the ES graph and the CDN graph and must give the same results.
 import { register } from 'node:module';
+import { runInNewContext } from 'node:vm';
 import { once } from 'node:events';
 import { MessageChannel } from 'node:worker_threads';
 import { after, before, describe, it } from 'node:test';
@@ -390,6 +391,23 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
     const gateway = forGateway.createAgentExposureGateway(forGateway.devAuthority());
     assert.equal(await asked('gateway', 1), 1, 'created: the chunk is on its way');
     assert.deepEqual(gateway.tools(), []);
+  });
+
+  it('meta tools take arguments made in another realm (an agent runtime in another frame), in both builds', async () => {
+    for (const kit of [linked, cdn]) {
+      const { registry, ran } = surface(kit);
+      const [discover, , act] = kit.createAgentToolset(registry, { consumer: { id: 'realm', kind: 'test' }, mode: 'meta', topology: 'embedded' }).tools();
+      const args = runInNewContext('({ capabilityId: "domain:notes.add", input: { text: "from a frame" } })') as unknown;
+      assert.equal(Object.getPrototypeOf(args) === Object.prototype, false);
+      const result = await act!.execute(args, { toolCallId: 'realm-1' });
+      assert.deepEqual(result.ok && result.output, { added: 'from a frame' });
+      assert.equal((await discover!.execute(runInNewContext('({ scope: ["notes"] })'))).ok, true);
+      // Still no class instances, whatever their realm.
+      const date = await act!.execute(runInNewContext('new Date(0)'), { toolCallId: 'realm-2' });
+      assert.equal(!date.ok && date.error.code, 'INVALID_INPUT');
+      assert.deepEqual(ran, ['add from a frame']);
+      registry.dispose();
+    }
   });
 
   it('exports what the linked seam exports, and never rejects on garbage', async () => {
