@@ -20,8 +20,8 @@ type Confirm = Reactive & { registry: AgentSurfaceRegistry | undefined; activati
 const consumer = { id: 'elements-cdn-test', kind: 'test' };
 let calls = 0;
 
-/** A registry (made by the CDN file) with one action that needs a person's approval. */
-async function registryWithAction(kit: Kit): Promise<AgentSurfaceRegistry> {
+/** A registry (made by the given kit) with one action that needs a person's approval. */
+function registryWithAction(kit: Kit, { console } = window): AgentSurfaceRegistry {
   const warn = console.warn;
   console.warn = () => {}; // devAuthority() warns once per capability, by design
   try {
@@ -100,7 +100,7 @@ describe('elements from dist/cdn/agent-surface.min.js', () => {
   });
 
   it('<agent-confirm> shows requests in the dialog the chunk fills, handles Escape and Tab, and returns focus', async () => {
-    const registry = await registryWithAction(kit);
+    const registry = registryWithAction(kit);
     const outside = document.createElement('button');
     outside.textContent = 'Something else';
     const confirm = document.createElement('agent-confirm') as Confirm;
@@ -173,6 +173,48 @@ describe('elements from dist/cdn/agent-surface.min.js', () => {
       confirm.remove();
       outside.remove();
       registry.dispose();
+    }
+  });
+
+  it("the npm build's dialog chunk (dist/chunks, lit external) fills the same shell", async () => {
+    // A page of its own, so dist/elements.js defines the tags there (this page has the CDN file's).
+    const frame = document.createElement('iframe');
+    frame.style.cssText = 'width: 800px; height: 600px';
+    frame.srcdoc = `<!doctype html><body><script type="module">
+      window.kit = await import('/dist/index.js');
+      await import('/dist/elements.js');
+      document.documentElement.dataset.ready = 'true';
+    </script></body>`;
+    document.body.append(frame);
+    try {
+      await waitUntil(() => frame.contentDocument?.documentElement?.dataset.ready === 'true', 'dist/ loaded', {
+        timeout: 10000,
+      });
+      const win = frame.contentWindow as Window & typeof globalThis & { kit: Kit };
+      const registry = registryWithAction(win.kit, win);
+      const confirm = win.document.createElement('agent-confirm') as Confirm;
+      expect(confirm).to.be.instanceOf(win.customElements.get('agent-confirm')!);
+      confirm.registry = registry;
+      win.document.body.append(confirm);
+      await ask(registry, { reason: 'npm' });
+      await confirm.updateComplete;
+      const root = confirm.shadowRoot!;
+      const dialog = root.querySelector('dialog')!;
+      expect(dialog.open).to.equal(true);
+      expect(dialog.getAttribute('part')).to.equal('dialog');
+      expect(root.getElementById('title')!.textContent!.trim()).to.equal('An agent asks for your approval');
+      expect(root.querySelectorAll('[part~="item"]')).to.have.length(1);
+      expect(root.querySelector('[part~="input"]')!.textContent).to.contain('npm');
+      expect(win.getComputedStyle(root.querySelector('[part~="actions"]')!).display).to.equal('flex');
+      const chunks = win.performance
+        .getEntriesByType('resource')
+        .map((e) => new URL(e.name).pathname)
+        .filter((path) => path.includes('confirm-dialog'));
+      expect(chunks).to.have.length(1);
+      expect(chunks[0]).to.match(/^\/dist\/chunks\/confirm-dialog-[\w-]+\.js$/);
+      registry.dispose();
+    } finally {
+      frame.remove();
     }
   });
 });
