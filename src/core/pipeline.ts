@@ -4,9 +4,9 @@
  * swaps this module for `pipeline.cdn.ts` (rollup.config.js, the `*.cdn.ts` convention), which
  * loads all of them as one chunk beside the entry file. Both have the same exports.
  */
-export { runInvocation } from './invoke.js';
 export { ConfirmationStore } from './confirmations.js';
 export { IdempotencyStore } from './idempotency.js';
+export { runInvocation } from './invoke.js';
 
 /** Nothing to prepare: the pipeline is already linked. */
 export function preparePipeline(): void {}
