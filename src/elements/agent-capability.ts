@@ -1,5 +1,5 @@
 import { ContextConsumer } from '@lit/context';
-import { ReactiveElement } from 'lit';
+import { ReactiveElement } from '@lit/reactive-element';
 import { contractFromDeclaration, schemaTextsFromScripts } from '../core/declaration.js';
 import { AgentSurfaceDefinitionError, AgentSurfaceError } from '../core/errors.js';
 import type {

@@ -1,5 +1,5 @@
 import { ContextEvent, ContextProvider } from '@lit/context';
-import type { ReactiveControllerHost } from 'lit';
+import type { ReactiveControllerHost } from '@lit/reactive-element';
 import { viewContext } from './context.js';
 
 /** Whether `node` sits inside `ancestor` along the path events travel (slots, shadow roots). */
