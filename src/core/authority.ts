@@ -9,7 +9,7 @@
  *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
  */
 import { canonicalJson, checkJson, jsonPointer } from './canonical-json.js';
-import { deepFreeze } from './util.js';
+import { deepFreeze, lazyModule } from './util.js';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,
@@ -131,20 +131,8 @@ export function fromStandaloneValidator(validate: StandaloneValidator): ValueVal
 // ---------------------------------------------------------------------------------------------
 // @cfworker/json-schema (interpreter) → ValidationIssue
 
-let interpreter: typeof import('./interpreter.js') | undefined;
-let interpreterLoading: Promise<typeof import('./interpreter.js')> | undefined;
-
-function loadInterpreter(): Promise<typeof import('./interpreter.js')> {
-  interpreterLoading ??= import('./interpreter.js').then(
-    (m) => (interpreter = m),
-    (error: unknown) => {
-      // A failed load (the network) is retried by the next validation.
-      interpreterLoading = undefined;
-      throw error;
-    },
-  );
-  return interpreterLoading;
-}
+// Fetched on first validation; a failed load (the network) is retried by the next one.
+const interpreter = lazyModule(() => import('./interpreter.js'));
 
 /**
  * A validator interpreting `schema` with `@cfworker/json-schema`. The interpreter and our reading
@@ -155,8 +143,8 @@ export function createInterpreterValidator(schema: JsonSchema): ValueValidator {
   let run: ((value: JsonValue) => ValidationOutcome) | undefined;
   return (value: JsonValue) => {
     if (run) return run(value);
-    if (interpreter) return (run = interpreter.interpreterValidator(schema))(value);
-    return loadInterpreter().then((m) => (run ??= m.interpreterValidator(schema))(value));
+    if (interpreter.module) return (run = interpreter.module.interpreterValidator(schema))(value);
+    return interpreter.load().then((m) => (run ??= m.interpreterValidator(schema))(value));
   };
 }
 

@@ -14,7 +14,7 @@
  */
 import { issueError } from './dev.js';
 import { errorPayload } from './errors.js';
-import { isSignal } from './util.js';
+import { isSignal, lazyModule } from './util.js';
 import type { ConfirmationStoreOptions } from './confirmations.js';
 import type { IdempotencyEntry } from './idempotency.js';
 import type * as Linked from './pipeline.js';
@@ -25,20 +25,8 @@ type Pipeline = typeof Linked;
 type RealConfirmationStore = InstanceType<Pipeline['ConfirmationStore']>;
 type RealIdempotencyStore<E extends IdempotencyEntry<unknown>> = Linked.IdempotencyStore<E>;
 
-let loaded: Pipeline | undefined;
-let loading: Promise<Pipeline> | undefined;
-
-function load(): Promise<Pipeline> {
-  // From this file, `./pipeline.js` is the linked seam (rollup.config.js): invoke.ts and the real stores.
-  loading ??= import('./pipeline.js').then(
-    (m) => (loaded = m),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
-}
+// From this file, `./pipeline.js` is the linked seam (rollup.config.js): invoke.ts and the real stores.
+const pipeline = lazyModule<Pipeline>(() => import('./pipeline.js'));
 
 function unloaded(what: string): Error {
   // Only the pipeline fills the stores, and it runs once the chunk has loaded: this is a kit bug.
@@ -47,12 +35,13 @@ function unloaded(what: string): Error {
 
 export function preparePipeline(): void {
   // Started now, awaited by the first call; a failure here is reported by that call.
-  load().catch(() => {});
+  pipeline.load().catch(() => {});
 }
 
 export function runInvocation(core: RegistryCore, request: unknown): Promise<AgentInvocationResult> {
+  const loaded = pipeline.module;
   if (loaded !== undefined) return loaded.runInvocation(core, request);
-  return load().then(
+  return pipeline.load().then(
     (m) => m.runInvocation(core, request),
     (error: unknown): AgentInvocationResult => {
       // The agent is told to try later, without the loader's words; the page author sees them once.
@@ -100,6 +89,7 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
 
   /** The real store once the chunk has loaded (built on first use), else undefined. */
   #store(): RealConfirmationStore | undefined {
+    const loaded = pipeline.module;
     if (this.#real !== undefined || loaded === undefined) return this.#real;
     const real = new loaded.ConfirmationStore(this.#options);
     for (const listener of this.#early) real.subscribe(listener);
@@ -198,6 +188,7 @@ export class IdempotencyStore<E extends IdempotencyEntry<unknown>> implements Pi
   }
 
   #store(): RealIdempotencyStore<E> | undefined {
+    const loaded = pipeline.module;
     if (this.#real !== undefined || loaded === undefined) return this.#real;
     return (this.#real = new loaded.IdempotencyStore<E>(this.#maxEntries, this.#ttlMs));
   }

@@ -13,28 +13,17 @@ import type { GatewayToolSpec } from './gateway-calls.js';
 import type { MetaHost, MetaToolName } from './meta-tools.js';
 import type { DirectTarget, ToolCallState } from './toolset-calls.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
+import { lazyModule } from './util.js';
 import type * as Linked from './toolset-exec.js';
 import type { AgentInvocationResult, AgentToolCall } from './types.js';
 
 type Execution = typeof Linked;
 
-let loaded: Execution | undefined;
-let loading: Promise<Execution> | undefined;
-
-function load(): Promise<Execution> {
-  loading ??= import('./toolset-exec.js').then(
-    (m) => (loaded = m),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
-}
+const execution = lazyModule<Execution>(() => import('./toolset-exec.js'));
 
 export function prepareToolExecution(): void {
   // Started now, awaited by the first call; a failure here is reported by that call.
-  load().catch(() => {});
+  execution.load().catch(() => {});
 }
 
 /**
@@ -68,8 +57,9 @@ export function callDirect(
   input: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
+  const loaded = execution.module;
   if (loaded) return loaded.callDirect(state, target, name, input, call);
-  return load().then(
+  return execution.load().then(
     (m) => m.callDirect(state, target, name, input, call),
     (error: unknown) => unavailable(error, call, state.registry.surfaceVersion),
   );
@@ -81,8 +71,9 @@ export function callMetaTool(
   args: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
+  const loaded = execution.module;
   if (loaded) return loaded.callMetaTool(host, name, args, call);
-  return load().then(
+  return execution.load().then(
     (m) => m.callMetaTool(host, name, args, call),
     (error: unknown) => unavailable(error, call, host.registry.surfaceVersion),
   );
@@ -93,8 +84,9 @@ export function callGatewayTool(
   input: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
+  const loaded = execution.module;
   if (loaded) return loaded.callGatewayTool(spec, input, call);
-  return load().then(
+  return execution.load().then(
     (m) => m.callGatewayTool(spec, input, call),
     (error: unknown) => unavailable(error, call, spec.surfaceVersion),
   );

@@ -42,3 +42,27 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** A module fetched on first need (`import()`), readable synchronously once it has arrived. */
+export interface LazyModule<M> {
+  /** The module, once loaded. */
+  readonly module: M | undefined;
+  /** One fetch shared by every caller; a failed one is forgotten, so the next need tries again. */
+  load(): Promise<M>;
+}
+
+export function lazyModule<M>(fetch: () => Promise<M>): LazyModule<M> {
+  let pending: Promise<M> | undefined;
+  const lazy = {
+    module: undefined as M | undefined,
+    load: (): Promise<M> =>
+      (pending ??= fetch().then(
+        (m) => (lazy.module = m),
+        (error: unknown) => {
+          pending = undefined;
+          throw error;
+        },
+      )),
+  };
+  return lazy;
+}

@@ -1,6 +1,7 @@
 import { ContextConsumer } from '@lit/context';
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
+import { lazyModule } from '../core/util.js';
 import { ensureContextRoot, registryContext } from './context.js';
 
 /** @internal How the element fetches its dialog chunk; a test swaps `load` to play a failed download. */
@@ -13,15 +14,8 @@ const DIALOG_ATTRIBUTES = {
   'aria-labelledby': 'title',
 };
 
-let loading: ReturnType<typeof confirmDialogChunk.load> | undefined;
-
 /** One download per page; a failed one is forgotten so the next element tries again. */
-function loadDialog(): ReturnType<typeof confirmDialogChunk.load> {
-  return (loading ??= confirmDialogChunk.load().catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  }));
-}
+const dialogChunk = lazyModule(() => confirmDialogChunk.load());
 
 /**
  * The person's approval UI. Shows every pending confirmation of the nearest `<agent-surface>`'s
@@ -96,7 +90,7 @@ export class AgentConfirmElement extends ReactiveElement {
     this.activationDelay = 500;
     this._pending = [];
     // Fetched per element, not at import: a page without <agent-confirm> never downloads the dialog.
-    this._dialogReady = loadDialog().then(
+    this._dialogReady = dialogChunk.load().then(
       ({ ConfirmDialog }) => {
         // The dialog's content and behaviour: a controller that fills and drives the shell's <dialog>.
         this.addController(
