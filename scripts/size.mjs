@@ -43,12 +43,49 @@ for (const [entry, budget] of Object.entries(budgets)) {
   const ok = total <= budget;
   if (!ok) over += 1;
   rows.push([entry, kb(own), `${kb(total)} (${files.length} file${files.length > 1 ? 's' : ''})`, kb(budget), ok ? 'ok' : 'OVER']);
-  void relative;
 }
 
 console.log('| entry | entry file gzip | with static imports gzip | budget | |');
 console.log('|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+
+// The issues' targets are on the entry files themselves (issue 5: the CDN file, lit included; the
+// elements entry without lit). Reported, not enforced: the budgets above guard against regressions.
+const targets = Object.entries(budgets.$targets ?? {});
+if (targets.length) {
+  console.log('\n| target (issue 5) | entry file gzip | target | |');
+  console.log('|---|---|---|---|');
+  for (const [entry, target] of targets) {
+    const path = join(root, entry);
+    const size = existsSync(path) ? gz(readFileSync(path)) : NaN;
+    console.log(`| ${entry} | ${kb(size)} | ${kb(target)} | ${size <= target ? 'met' : 'not met'} |`);
+  }
+}
+
+// What the CDN file fetches later, on first need (not counted above): each chunk it reaches only
+// through import(), with the static imports that chunk adds.
+const cdn = join(root, 'dist/cdn/agent-surface.min.js');
+if (existsSync(cdn)) {
+  const eager = closure(cdn);
+  const lazy = new Map();
+  const walk = (file) => {
+    const code = readFileSync(file, 'utf8');
+    for (const m of code.matchAll(/import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g)) {
+      const target = resolve(dirname(file), m[1]);
+      if (eager.has(target) || lazy.has(target)) continue;
+      lazy.set(target, [...closure(target)].filter((f) => !eager.has(f)));
+      walk(target);
+    }
+  };
+  for (const f of eager) walk(f);
+  if (lazy.size) {
+    console.log('\n| CDN chunk fetched on first need | gzip |');
+    console.log('|---|---|');
+    for (const [file, files] of lazy) {
+      console.log(`| ${relative(root, file)} | ${kb(gz(Buffer.concat(files.map((f) => readFileSync(f)))))} |`);
+    }
+  }
+}
 if (over) {
   console.error(`${over} entr${over > 1 ? 'ies' : 'y'} over budget (size-budget.json)`);
   process.exit(1);
