@@ -7,8 +7,17 @@ import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds would pile up in
-// dist/ (and in the published package). dist/types comes from tsc and stays.
-for (const dir of ['dist/chunks', 'dist/cdn', 'dist/dev']) rmSync(dir, { recursive: true, force: true });
+// dist/ (and in the published package). Once per build, before the first output is written; dist/types
+// comes from tsc and stays.
+let cleaned = false;
+const cleanDist = {
+  name: 'clean-dist',
+  buildStart() {
+    if (cleaned) return;
+    cleaned = true;
+    for (const dir of ['dist/chunks', 'dist/cdn', 'dist/dev']) rmSync(dir, { recursive: true, force: true });
+  },
+};
 
 const browserEntries = {
   index: 'src/index.ts',
@@ -53,7 +62,7 @@ export default [
   {
     input: browserEntries,
     external,
-    plugins: [ts(true), terser(terserOptions)],
+    plugins: [cleanDist, ts(true), terser(terserOptions)],
     output: { dir: 'dist', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
   },
   {
