@@ -55,6 +55,8 @@ describe('dist/cdn/agent-surface.min.js', () => {
     ]) {
       expect(kit[name], name).to.be.a('function');
     }
+    // The dialog's formatting helpers ship in its lazy chunk, not in the entry (README, "what we chose").
+    for (const name of ['formatInput', 'describeEffect', 'formatRemaining']) expect(kit[name], name).to.equal(undefined);
     for (const tag of ['agent-surface', 'agent-view', 'agent-capability', 'agent-confirm', 'agent-webmcp']) {
       expect(customElements.get(tag), tag).to.be.a('function');
     }
