@@ -2,7 +2,7 @@
  * The execution side of meta mode: what `surface_discover`, `surface_read` and `surface_act` do
  * once an agent calls them (envelope checks, discovery payloads under a budget, input repair).
  * Reached through the seam toolset-exec.ts (a lazy chunk of the CDN file; linked in the ES build).
- * The tools themselves, their constant schemas and the scope algebra are in meta-tools.ts.
+ * The tools themselves, their constant schemas and the scope syntax are in meta-tools.ts.
  */
 import { jsonPointer, utf8Length } from './canonical-json.js';
 import { DEV_MODE, issueWarning } from './dev.js';
@@ -11,10 +11,10 @@ import {
   META_TOOL_SCHEMAS,
   SCOPE_TEXT,
   formatScopeEntry,
-  narrowScope,
   parseScopeEntry,
   type MetaHost,
   type MetaToolName,
+  type ScopeEntry,
 } from './meta-tools.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
 import { runCall, type CallRequest } from './toolset-calls.js';
@@ -28,6 +28,64 @@ import type {
   JsonValue,
   SurfaceSnapshot,
 } from './types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Scope narrowing (only a call needs it, so it lives on the execution side)
+
+function isPathPrefix(prefix: readonly string[], path: readonly string[]): boolean {
+  if (prefix.length > path.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (prefix[i] !== path[i]) return false;
+  return true;
+}
+
+/** The entry both `a` and `b` allow, or `undefined` when they share nothing. */
+export function intersectScopeEntries(a: ScopeEntry, b: ScopeEntry): ScopeEntry | undefined {
+  if (a.plane && b.plane && a.plane !== b.plane) return undefined;
+  const plane = a.plane ?? b.plane;
+  let path: string[];
+  if (isPathPrefix(a.path, b.path)) path = b.path;
+  else if (isPathPrefix(b.path, a.path)) path = a.path;
+  else return undefined;
+  return plane === undefined ? { path } : { plane, path };
+}
+
+export interface NarrowedScope {
+  /** `undefined`: no restriction at all. `[]`: nothing is in scope. */
+  scope: string[] | undefined;
+  rejected: string[];
+}
+
+/**
+ * Narrows the configured floor with a model-supplied scope. An empty or absent request means no
+ * extra narrowing; a requested prefix wider than the floor is cut down to the floor; a prefix that
+ * shares nothing with the floor is rejected.
+ */
+export function narrowScope(
+  floor: readonly ScopeEntry[] | undefined,
+  requested: readonly ScopeEntry[] | undefined,
+): NarrowedScope {
+  const floorText = floor?.map(formatScopeEntry);
+  if (!requested || requested.length === 0) return { scope: floorText, rejected: [] };
+  if (!floor) return { scope: dedupe(requested.map(formatScopeEntry)), rejected: [] };
+  const scope: string[] = [];
+  const rejected: string[] = [];
+  for (const want of requested) {
+    let any = false;
+    for (const base of floor) {
+      const both = intersectScopeEntries(want, base);
+      if (both) {
+        scope.push(formatScopeEntry(both));
+        any = true;
+      }
+    }
+    if (!any) rejected.push(formatScopeEntry(want));
+  }
+  return { scope: dedupe(scope), rejected: dedupe(rejected) };
+}
+
+function dedupe(items: string[]): string[] {
+  return [...new Set(items)];
+}
 
 // ---------------------------------------------------------------------------------------------
 // Envelope checks

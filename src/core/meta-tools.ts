@@ -4,8 +4,8 @@
  * read and action goes through `registry.invoke` like a direct tool.
  *
  * This module is the catalog side (the tools, their constant schemas); what the verbs do when called
- * is in meta-calls.ts, a lazy chunk of the CDN file. Also home of the scope algebra both modes
- * share: configured scope is a floor that a model's scope may narrow but never widen.
+ * is in meta-calls.ts, a lazy chunk of the CDN file. Also home of the scope syntax both modes
+ * share (narrowing a call's scope against the configured floor is in meta-calls.ts).
  */
 import { deepFreeze } from './util.js';
 import type { ToolCallState } from './toolset-calls.js';
@@ -52,61 +52,6 @@ export function parseScopeEntry(text: unknown): ScopeEntry | undefined {
 
 export function formatScopeEntry(entry: ScopeEntry): string {
   return (entry.plane ? `${entry.plane}:` : '') + entry.path.join('.');
-}
-
-function isPathPrefix(prefix: readonly string[], path: readonly string[]): boolean {
-  if (prefix.length > path.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (prefix[i] !== path[i]) return false;
-  return true;
-}
-
-/** The entry both `a` and `b` allow, or `undefined` when they share nothing. */
-export function intersectScopeEntries(a: ScopeEntry, b: ScopeEntry): ScopeEntry | undefined {
-  if (a.plane && b.plane && a.plane !== b.plane) return undefined;
-  const plane = a.plane ?? b.plane;
-  let path: string[];
-  if (isPathPrefix(a.path, b.path)) path = b.path;
-  else if (isPathPrefix(b.path, a.path)) path = a.path;
-  else return undefined;
-  return plane === undefined ? { path } : { plane, path };
-}
-
-export interface NarrowedScope {
-  /** `undefined`: no restriction at all. `[]`: nothing is in scope. */
-  scope: string[] | undefined;
-  rejected: string[];
-}
-
-/**
- * Narrows the configured floor with a model-supplied scope. An empty or absent request means no
- * extra narrowing; a requested prefix wider than the floor is cut down to the floor; a prefix that
- * shares nothing with the floor is rejected.
- */
-export function narrowScope(
-  floor: readonly ScopeEntry[] | undefined,
-  requested: readonly ScopeEntry[] | undefined,
-): NarrowedScope {
-  const floorText = floor?.map(formatScopeEntry);
-  if (!requested || requested.length === 0) return { scope: floorText, rejected: [] };
-  if (!floor) return { scope: dedupe(requested.map(formatScopeEntry)), rejected: [] };
-  const scope: string[] = [];
-  const rejected: string[] = [];
-  for (const want of requested) {
-    let any = false;
-    for (const base of floor) {
-      const both = intersectScopeEntries(want, base);
-      if (both) {
-        scope.push(formatScopeEntry(both));
-        any = true;
-      }
-    }
-    if (!any) rejected.push(formatScopeEntry(want));
-  }
-  return { scope: dedupe(scope), rejected: dedupe(rejected) };
-}
-
-function dedupe(items: string[]): string[] {
-  return [...new Set(items)];
 }
 
 // ---------------------------------------------------------------------------------------------

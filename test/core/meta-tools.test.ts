@@ -2,7 +2,8 @@ import { after, afterEach, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { utf8Length } from '../../src/core/canonical-json.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
-import { META_TOOL_SCHEMAS, narrowScope, parseScopeEntry } from '../../src/core/meta-tools.js';
+import { META_TOOL_SCHEMAS, parseScopeEntry } from '../../src/core/meta-tools.js';
+import { narrowScope } from '../../src/core/meta-calls.js';
 import { toToolResult } from '../../src/core/tool-result.js';
 import { createAgentToolset } from '../../src/core/toolset.js';
 import type {
