@@ -50,6 +50,21 @@ function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVer
   );
 }
 
+/**
+ * Runs `go` on the execution chunk: at once when it is loaded, else once it loads, or answers
+ * `unavailable` (with the surface version read when the load failed) if it cannot.
+ */
+function run(
+  go: (m: Execution) => Promise<AgentInvocationResult>,
+  call: AgentToolCall | undefined,
+  surfaceVersion: () => string,
+): Promise<AgentInvocationResult> {
+  const loaded = execution.module;
+  return loaded
+    ? go(loaded)
+    : execution.load().then(go, (error: unknown) => unavailable(error, call, surfaceVersion()));
+}
+
 export function callDirect(
   state: ToolCallState,
   target: DirectTarget,
@@ -57,12 +72,7 @@ export function callDirect(
   input: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
-  const loaded = execution.module;
-  if (loaded) return loaded.callDirect(state, target, name, input, call);
-  return execution.load().then(
-    (m) => m.callDirect(state, target, name, input, call),
-    (error: unknown) => unavailable(error, call, state.registry.surfaceVersion),
-  );
+  return run((m) => m.callDirect(state, target, name, input, call), call, () => state.registry.surfaceVersion);
 }
 
 export function callMetaTool(
@@ -71,12 +81,7 @@ export function callMetaTool(
   args: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
-  const loaded = execution.module;
-  if (loaded) return loaded.callMetaTool(host, name, args, call);
-  return execution.load().then(
-    (m) => m.callMetaTool(host, name, args, call),
-    (error: unknown) => unavailable(error, call, host.registry.surfaceVersion),
-  );
+  return run((m) => m.callMetaTool(host, name, args, call), call, () => host.registry.surfaceVersion);
 }
 
 export function callGatewayTool(
@@ -84,10 +89,5 @@ export function callGatewayTool(
   input: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
-  const loaded = execution.module;
-  if (loaded) return loaded.callGatewayTool(spec, input, call);
-  return execution.load().then(
-    (m) => m.callGatewayTool(spec, input, call),
-    (error: unknown) => unavailable(error, call, spec.surfaceVersion),
-  );
+  return run((m) => m.callGatewayTool(spec, input, call), call, () => spec.surfaceVersion);
 }
