@@ -15,7 +15,14 @@
  * descriptor by descriptor, identity first) runs per microtask, however many changes it coalesces.
  */
 import { compileScope } from './scope.js';
-import { createMetaTools, formatScopeEntry, parseScopeEntry, type MetaHost, type ScopeEntry } from './meta-tools.js';
+import {
+  SCOPE_TEXT,
+  createMetaTools,
+  formatScopeEntry,
+  parseScopeEntry,
+  type MetaHost,
+  type ScopeEntry,
+} from './meta-tools.js';
 import type { PendingConfirmation, ToolCallState } from './toolset-calls.js';
 import { callDirect, callMetaTool, prepareToolExecution } from './toolset-exec.js';
 import type {
@@ -33,7 +40,7 @@ import type {
 } from './types.js';
 import { assignWireNames, encodeWireName } from './wire-names.js';
 
-const OPTION_KEYS = new Set(['consumer', 'mode', 'topology', 'confirmations', 'scope', 'budget']);
+const OPTION_KEYS = ['consumer', 'mode', 'topology', 'confirmations', 'scope', 'budget'];
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -57,13 +64,11 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
     typeof registry.invoke !== 'function' ||
     typeof registry.on !== 'function'
   ) {
-    fail('the first argument must be a registry from createAgentSurfaceRegistry()');
+    fail('pass a registry from createAgentSurfaceRegistry()');
   }
-  if (!options || typeof options !== 'object')
-    fail('options are required: { consumer, topology | confirmations, ... }');
+  if (!options || typeof options !== 'object') fail('pass options { consumer, topology | confirmations }');
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key))
-      fail(`unknown option "${key}"; the options are ${[...OPTION_KEYS].join(', ')}`);
+    if (!OPTION_KEYS.includes(key)) fail(`unknown option "${key}": use ${OPTION_KEYS.join(', ')}`);
   }
   const { consumer } = options;
   if (
@@ -73,9 +78,7 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
     consumer.id === '' ||
     typeof consumer.kind !== 'string'
   ) {
-    fail(
-      'options.consumer must be { id, kind } with a stable, non-empty id unique to this toolset (it scopes policy and idempotency)',
-    );
+    fail('options.consumer must be { id, kind } with a non-empty id unique to this toolset');
   }
   /** An optional choice between two values (`undefined` passes). */
   const choose = <T extends string>(what: string, value: unknown, a: T, b: T): T | undefined => {
@@ -86,23 +89,17 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
   const mode = choose('mode', options.mode, 'direct', 'meta') ?? 'direct';
   const topology = choose('topology', options.topology, 'embedded', 'remote');
   if (choose('confirmations mode', options.confirmations, 'wait', 'two-phase') === undefined && !topology) {
-    fail(
-      'say how confirmations reach the person: topology "embedded" (wait inside the call) or "remote" ' +
-        '(return CONFIRMATION_REQUIRED, retry in a later turn), or confirmations "wait" | "two-phase"',
-    );
+    fail('set topology "embedded" or "remote", or confirmations "wait" | "two-phase"');
   }
   const confirmations = options.confirmations ?? (topology === 'remote' ? 'two-phase' : 'wait');
 
   let floor: ScopeEntry[] | undefined;
   if (options.scope !== undefined) {
     if (!Array.isArray(options.scope))
-      fail('options.scope must be an array of prefixes like "devices" or "view:devices.table"');
+      fail(`options.scope must be an array of ${SCOPE_TEXT}`);
     floor = options.scope.map((text) => {
       const entry = parseScopeEntry(text);
-      if (!entry)
-        fail(
-          `options.scope: ${JSON.stringify(text)} is not a prefix; write "devices", "devices.table" or "view:devices"`,
-        );
+      if (!entry) fail(`options.scope: ${JSON.stringify(text)} is not a prefix; use ${SCOPE_TEXT}`);
       return entry;
     });
     // An empty array narrows nothing.
@@ -112,9 +109,7 @@ function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptio
   let budget: ResolvedOptions['budget'];
   if (options.budget !== undefined) {
     if (mode !== 'meta') {
-      fail(
-        'budget applies to meta mode only (a direct catalog would lose tools): narrow it with scope, or use mode "meta"',
-      );
+      fail('budget applies to meta mode only: use mode "meta", or narrow with scope');
     }
     const b = options.budget as Record<string, unknown>;
     if (!b || typeof b !== 'object') fail('options.budget must be { maxComponents?, maxBytes? }');
@@ -178,17 +173,27 @@ function schemaText(schema: JsonSchema): string {
   return text;
 }
 
+/** What a tool's stable text is made of. */
+const TEXT_FIELDS = ['description', 'kind', 'effect', 'confirmation', 'plane', 'untrustedOutput'] as const;
+/** What else a tool projects besides its text and schema: the target and the live state. */
+const TARGET_FIELDS = ['registrationId', 'capabilityId', 'instanceId'] as const;
+const STATE_FIELDS = ['available', 'unavailableReason', 'note'] as const;
+
+function sameFields<T>(a: T, b: T, fields: readonly (keyof T)[]): boolean {
+  for (const f of fields) if (a[f] !== b[f]) return false;
+  return true;
+}
+
+/** Whether two descriptors of one target have the same stable text. */
+const sameText = (a: CapabilityDescriptor, b: CapabilityDescriptor) => sameFields(a, b, TEXT_FIELDS);
+
 /** Whether two descriptors project to the same tool (the same name input, text, schema, state and target). */
 function sameDescriptor(a: CapabilityDescriptor, b: CapabilityDescriptor): boolean {
   return (
     a === b ||
-    (a.registrationId === b.registrationId &&
-      a.capabilityId === b.capabilityId &&
-      a.instanceId === b.instanceId &&
+    (sameFields(a, b, TARGET_FIELDS) &&
       sameText(a, b) &&
-      a.state.available === b.state.available &&
-      a.state.unavailableReason === b.state.unavailableReason &&
-      a.state.note === b.state.note &&
+      sameFields(a.state, b.state, STATE_FIELDS) &&
       (a.inputSchema === b.inputSchema || schemaText(a.inputSchema) === schemaText(b.inputSchema)))
   );
 }
@@ -207,8 +212,6 @@ function providerSchema(schema: JsonSchema | undefined): JsonSchema {
 }
 
 interface DirectEntry {
-  capabilityId: string;
-  instanceId: string | undefined;
   descriptor: CapabilityDescriptor;
   /** The level-0 wire name. */
   baseName: string;
@@ -224,25 +227,20 @@ interface DirectCatalog {
   tools: readonly AgentTool[];
   /** Parallel to `tools`. */
   entries: DirectEntry[];
-  /** capabilityId → instanceId → entry; built only when positions moved. */
-  index?: Map<string, Map<string | undefined, DirectEntry>>;
+  /** targetKey → entry; built only when positions moved. */
+  index?: Map<string, DirectEntry>;
   names?: ReadonlyMap<string, string>;
   targets?: ReadonlyMap<string, WireTarget>;
   state?: string;
 }
 
+/** Identity of a (capability, instance) pair; `undefined` and `""` instances differ. */
+const targetKey = ({ capabilityId, instanceId }: CapabilityDescriptor) =>
+  instanceId === undefined ? capabilityId : `${capabilityId}\u0000${instanceId}`;
+
 /** The entry of the same (capability, instance) in an earlier catalog. */
 function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry | undefined {
-  if (!catalog.index) {
-    const index = new Map<string, Map<string | undefined, DirectEntry>>();
-    for (const entry of catalog.entries) {
-      let byInstance = index.get(entry.capabilityId);
-      if (!byInstance) index.set(entry.capabilityId, (byInstance = new Map()));
-      byInstance.set(entry.instanceId, entry);
-    }
-    catalog.index = index;
-  }
-  return catalog.index.get(d.capabilityId)?.get(d.instanceId);
+  return (catalog.index ??= new Map(catalog.entries.map((e) => [targetKey(e.descriptor), e]))).get(targetKey(d));
 }
 
 /**
@@ -251,24 +249,8 @@ function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry
  * (the id part always ends at the first single '_'), and every hashed name contains a '-'. So only
  * hashed names and instances with a '-' need the collision check.
  */
-function mayCollide(entry: DirectEntry): boolean {
-  const name = entry.baseName;
-  return (
-    name.charCodeAt(name.length - 9) === 45 ||
-    (entry.instanceId !== undefined && entry.instanceId.includes('-'))
-  );
-}
-
-/** Whether two descriptors of one target have the same stable text. */
-function sameText(a: CapabilityDescriptor, b: CapabilityDescriptor): boolean {
-  return (
-    a.description === b.description &&
-    a.kind === b.kind &&
-    a.effect === b.effect &&
-    a.confirmation === b.confirmation &&
-    a.plane === b.plane &&
-    a.untrustedOutput === b.untrustedOutput
-  );
+function mayCollide({ baseName, descriptor }: DirectEntry): boolean {
+  return baseName.charCodeAt(baseName.length - 9) === 45 || !!descriptor.instanceId?.includes('-');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,13 +385,13 @@ export function createAgentToolset(
 
   // ---- direct mode ---------------------------------------------------------------------------
 
-  const makeTool = (entry: DirectEntry, name: string, text: string): AgentTool => {
+  const makeTool = (entry: DirectEntry, name: string): AgentTool => {
     const d = entry.descriptor;
     // Registry descriptors are frozen: share their state object instead of copying it.
     const state = Object.isFrozen(d.state) ? d.state : Object.freeze({ ...d.state });
     return Object.freeze({
       name,
-      description: text,
+      description: entry.description,
       inputSchema: providerSchema(d.inputSchema),
       state,
       execute: directExecute(calls, entry, name),
@@ -418,8 +400,6 @@ export function createAgentToolset(
 
   /** A fresh entry; the name (and the text, when it cannot have changed) come from `old`. */
   const newEntry = (d: CapabilityDescriptor, old: DirectEntry | undefined, version: string): DirectEntry => ({
-    capabilityId: d.capabilityId,
-    instanceId: d.instanceId,
     descriptor: d,
     baseName: old ? old.baseName : encodeWireName(d.capabilityId, d.instanceId),
     description: old && sameText(old.descriptor, d) ? old.description : describeCapability(d),
@@ -442,7 +422,7 @@ export function createAgentToolset(
         // Positions rarely move between two builds: compare in place before any lookup.
         const at = i < prev.entries.length ? prev.entries[i]! : undefined;
         const old =
-          at && at.capabilityId === d.capabilityId && at.instanceId === d.instanceId
+          at && at.descriptor.capabilityId === d.capabilityId && at.descriptor.instanceId === d.instanceId
             ? at
             : findEntry(prev, d);
         if (old && (old.descriptor === d || sameDescriptor(old.descriptor, d))) entry = old;
@@ -461,12 +441,11 @@ export function createAgentToolset(
     const tools: AgentTool[] = new Array(built.length);
     // Rare (a hash collision, or an instance id made to look like another name): settle names
     // from the colliding set only.
-    const settled = collided ? assignWireNames(built) : undefined;
+    const settled = collided ? assignWireNames(built.map((e) => e.descriptor)) : undefined;
     for (let i = 0; i < built.length; i++) {
       const entry = built[i]!;
-      const name = settled ? settled.get(entry)! : entry.baseName;
-      if (entry.tool === undefined || entry.tool.name !== name)
-        entry.tool = makeTool(entry, name, entry.description);
+      const name = settled ? settled.get(entry.descriptor)! : entry.baseName;
+      if (entry.tool === undefined || entry.tool.name !== name) entry.tool = makeTool(entry, name);
       tools[i] = entry.tool;
     }
     return { version, descriptors: list, tools: Object.freeze(tools), entries: built };
