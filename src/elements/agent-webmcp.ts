@@ -6,13 +6,6 @@ import { ensureContextRoot, registryContext } from './context.js';
 
 export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error';
 
-/** `scope="devices, view:settings"` or space-separated: a list of scope entries. */
-function parseScope(value: string | null | undefined): string[] | undefined {
-  if (!value) return undefined;
-  const entries = value.split(/[\s,]+/).filter(Boolean);
-  return entries.length ? entries : undefined;
-}
-
 /**
  * Exposes the nearest `<agent-surface>`'s registry (or `.registry`) to the browser's WebMCP host
  * (`document.modelContext`) while connected: one tool per available capability, kept in sync, every
@@ -69,21 +62,22 @@ export class AgentWebMcpElement extends ReactiveElement {
   declare exposeCapability: WebMcpAdapterOptions['exposeCapability'];
   declare confirm: WebMcpAdapterOptions['confirm'];
 
-  private _contextRegistry: AgentSurfaceRegistry | undefined;
-  private _adapter: WebMcpAdapter | undefined;
+  #contextRegistry: AgentSurfaceRegistry | undefined;
+  #adapter: WebMcpAdapter | undefined;
   /** The configuration the running adapter was started with, to restart only on a real change. */
-  private _running: readonly unknown[] | undefined;
+  #running: readonly unknown[] | undefined;
   /** Starts and stops run one after the other, so a name is always withdrawn before it is taken again. */
-  private _queue: Promise<void> = Promise.resolve();
-  private _generation = 0;
+  #queue: Promise<void> = Promise.resolve();
+  /** Aborted when a newer configuration takes over: a start in progress then leaves `status` alone. */
+  #run: AbortController | undefined;
   /** The latest start's completion (status updated), for `settled()`. */
-  private _starting: Promise<void> = Promise.resolve();
+  #starting: Promise<void> = Promise.resolve();
 
   protected readonly _registryConsumer = new ContextConsumer(this, {
     context: registryContext,
     subscribe: true,
     callback: (value) => {
-      this._contextRegistry = value;
+      this.#contextRegistry = value;
       this.requestUpdate();
     },
   });
@@ -102,12 +96,12 @@ export class AgentWebMcpElement extends ReactiveElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this._reconfigure(undefined);
+    this.#reconfigure(undefined);
   }
 
   /** The tool names currently registered with the host. */
   toolNames(): string[] {
-    return this._adapter?.toolNames() ?? [];
+    return this.#adapter?.toolNames() ?? [];
   }
 
   /** Resolves once starts, stops and host calls in progress have settled. */
@@ -116,81 +110,50 @@ export class AgentWebMcpElement extends ReactiveElement {
     let queue: Promise<void>;
     let starting: Promise<void>;
     do {
-      queue = this._queue;
-      starting = this._starting;
+      queue = this.#queue;
+      starting = this.#starting;
       await queue;
       await starting;
-    } while (queue !== this._queue || starting !== this._starting);
-    await this._adapter?.settled();
+    } while (queue !== this.#queue || starting !== this.#starting);
+    await this.#adapter?.settled();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     super.willUpdate(changed);
-    const registry = this.registry ?? this._contextRegistry;
-    const config =
+    const registry = this.registry ?? this.#contextRegistry;
+    this.#reconfigure(
       this.isConnected && registry
         ? [registry, this.scope ?? '', this.toolPrefix ?? '', this.consumer ?? '', this.confirmationTtl, this.modelContext, this.exposeCapability, this.confirm]
-        : undefined;
-    this._reconfigure(config);
+        : undefined,
+    );
   }
 
-  private _reconfigure(config: readonly unknown[] | undefined): void {
-    const same =
-      config === this._running ||
-      (config !== undefined && this._running !== undefined && config.every((v, i) => Object.is(v, this._running![i])));
-    if (same) return;
-    this._running = config;
-    const generation = ++this._generation;
-    const previous = this._adapter;
-    this._adapter = undefined;
+  #reconfigure(config: readonly unknown[] | undefined): void {
+    const running = this.#running;
+    if (config === running || (config && running && config.every((v, i) => Object.is(v, running[i])))) return;
+    this.#running = config;
+    this.#run?.abort();
+    const { signal } = (this.#run = new AbortController());
+    const previous = this.#adapter;
+    this.#adapter = undefined;
     const registry = config?.[0] as AgentSurfaceRegistry | undefined;
-    this._queue = this._queue.then(async () => {
+    this.#queue = this.#queue.then(async () => {
       if (previous) {
         await previous.stop();
-        if (generation === this._generation) this.status = 'stopped';
+        if (!signal.aborted) this.status = 'stopped';
       }
-      if (!registry || generation !== this._generation) return;
-      let adapter: WebMcpAdapter;
+      if (!registry || signal.aborted) return;
       try {
-        // Loaded on first start, so pages that only use the other elements don't pay for it.
-        const { createWebMcpAdapter } = await import('../webmcp/adapter.js');
-        // A reconfiguration while loading took over: it found no adapter to stop, so start none
-        // (and say `stopped`, as if this one had started and been stopped at once).
-        if (generation !== this._generation) {
-          this.status = 'stopped';
-          return;
-        }
-        const options: WebMcpAdapterOptions = { eventTarget: this };
-        if (this.toolPrefix) options.prefix = this.toolPrefix;
-        if (this.confirmationTtl !== undefined && this.confirmationTtl !== null) options.confirmationTtlMs = this.confirmationTtl;
-        if (this.modelContext !== undefined) options.modelContext = this.modelContext;
-        if (this.exposeCapability) options.exposeCapability = this.exposeCapability;
-        if (this.confirm) options.confirm = this.confirm;
-        adapter = createWebMcpAdapter(options);
+        // The adapter (and the start itself) load on first start: pages that only use the other
+        // elements never download them.
+        (await import('../webmcp/adapter.js')).startAgentWebMcp(this, registry, signal, (adapter, starting) => {
+          this.#adapter = adapter;
+          this.#starting = starting;
+        });
       } catch (error) {
         console.error('[agent-surface-kit WEBMCP_CONFIG] <agent-webmcp> cannot start:', error);
         this.status = 'error';
-        return;
       }
-      this._adapter = adapter;
-      this.status = 'starting';
-      const scope = parseScope(this.scope);
-      const started = adapter.start({
-        registry,
-        consumer: { id: this.consumer || 'webmcp', kind: 'webmcp' },
-        ...(scope ? { snapshotContext: { scope } } : {}),
-      });
-      this._starting = started.then(
-        () => {
-          if (generation === this._generation && adapter.status !== 'idle') this.status = adapter.status;
-        },
-        (error: unknown) => {
-          console.error('[agent-surface-kit WEBMCP_START] <agent-webmcp> failed to start:', error);
-          if (generation === this._generation) this.status = 'error';
-        },
-      );
-      // Not awaited here: a reconfiguration queued meanwhile stops this adapter without waiting
-      // for the first registrations to finish (stop() voids a start in progress).
     });
   }
 }

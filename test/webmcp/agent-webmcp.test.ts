@@ -127,6 +127,34 @@ describe('<agent-webmcp>', () => {
     test.dispose();
   });
 
+  it('a bad option logs WEBMCP_CONFIG, reflects status="error" and registers nothing; a fix starts it', async () => {
+    const originalError = console.error;
+    const errors: string[] = [];
+    console.error = (...args: unknown[]) => errors.push(args.map(String).join(' '));
+    try {
+      const test = createTestSurface();
+      test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
+      const host = new CurrentHost();
+      const el = document.createElement('agent-webmcp');
+      el.setAttribute('prefix', 'not a prefix!');
+      el.modelContext = host;
+      el.registry = test.registry;
+      document.body.append(el);
+      await el.settled();
+      expect(el.getAttribute('status')).to.equal('error');
+      expect(errors.some((e) => e.includes('WEBMCP_CONFIG') && e.includes('prefix'))).to.equal(true);
+      expect(host.names()).to.deep.equal([]);
+      el.setAttribute('prefix', 'ok_');
+      await waitUntil(() => el.status === 'active');
+      expect(host.names()).to.deep.equal(['ok_domain_lamp__on']);
+      el.remove();
+      await el.settled();
+      test.dispose();
+    } finally {
+      console.error = originalError;
+    }
+  });
+
   it('takes a registry from the .registry property without any <agent-surface>', async () => {
     const test = createTestSurface();
     test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
