@@ -10,10 +10,10 @@
 import { canonicalJson, checkJson } from './canonical-json.js';
 import type { ConfirmationBinding, ConfirmationRecord } from './confirmations.js';
 import { isSignal } from './util.js';
-import type { RunningCall } from './running.js';
+import { RunningCalls, type RunningCall } from './running.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
-import { IdempotencyEntry, sameInput } from './idempotency.js';
+import { IdempotencyEntry, IdempotencyStore, sameInput } from './idempotency.js';
 import { acquireSlot, leaveQueue, releaseSlot, type QueueWaiter } from './queue.js';
 import type { Registration, RegistryCore } from './registry.js';
 import { discoverable } from './snapshot.js';
@@ -183,7 +183,7 @@ export class Execution implements RunningCall {
 
   #end(): void {
     this.#settled = true;
-    this.#core.running.delete(this);
+    this.#core.running!.delete(this);
     this.#inv.signal?.removeEventListener('abort', this);
     this.#resolve();
   }
@@ -226,7 +226,9 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
     if (result === undefined) {
       // 1. Idempotency
       const t = now();
-      const previous = core.idempotency.get(inv.consumer!.id, inv.invocationId, t);
+      // Built on the first call (the CDN build loads the store with this module).
+      const store = (core.idempotency ??= new IdempotencyStore(core.limits.idempotencyEntries, core.limits.idempotencyTtlMs));
+      const previous = store.get(inv.consumer!.id, inv.invocationId, t);
       if (previous !== undefined) {
         if (
           previous.capabilityId !== inv.capabilityId ||
@@ -250,7 +252,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
         }
       } else {
         const entry = new IdempotencyEntry<Registration>(inv.consumer!.id, inv.invocationId, inv.capabilityId, inv.instanceId, inv.input);
-        core.idempotency.add(entry, t);
+        store.add(entry, t);
         inv.entry = entry;
         // 2.–5. and the shape of the input
         result = resolve(core, inv);
@@ -267,15 +269,15 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
         if (result === undefined) result = confirm(core, inv);
         // 8. Concurrency
         if (result === undefined && inv.reg!.info.serial) {
-          const slot = acquireSlot<AgentInvocationResult>(inv.reg!, core.queueDepth);
+          const slot = acquireSlot<AgentInvocationResult>(inv.reg!, core.limits.queueDepth);
           if (slot === 'run') inv.holdsSlot = true;
           else if (slot === 'full') {
             result = failure(
               core,
               inv,
               'RATE_LIMITED',
-              `"${inv.capabilityId}" runs one call at a time and ${core.queueDepth} more are already waiting; retry after a moment.`,
-              { queueDepth: core.queueDepth },
+              `"${inv.capabilityId}" runs one call at a time and ${core.limits.queueDepth} more are already waiting; retry after a moment.`,
+              { queueDepth: core.limits.queueDepth },
             );
           } else {
             result = await waitInQueue(core, inv, slot);
@@ -309,7 +311,7 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
   const entry = inv.entry;
   if (entry !== undefined) {
     // Only a call whose handler ran is terminal; anything refused before may be retried as is.
-    if (!inv.started) core.idempotency.remove(entry);
+    if (!inv.started) core.idempotency!.remove(entry);
     entry.registration = inv.reg;
     entry.settle(result);
   }
@@ -397,6 +399,21 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
   return undefined;
 }
 
+/**
+ * The counter a version string stands for, or -1 when it is not one of this registry's versions
+ * (another page load, another registry, garbage).
+ */
+function parseVersion(prefix: string, version: string): number {
+  if (version.length <= prefix.length || version.length > prefix.length + 15 || !version.startsWith(prefix)) return -1;
+  let n = 0;
+  for (let i = prefix.length; i < version.length; i++) {
+    const c = version.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
 function notFound(core: RegistryCore, inv: Invocation): AgentInvocationResult {
   return failure(core, inv, 'CAPABILITY_NOT_FOUND', `No capability ${quote(inv.capabilityId)} is on this surface; take a new snapshot.`);
 }
@@ -446,7 +463,7 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
 
   // 3. Staleness
   if (inv.surfaceVersion !== undefined) {
-    const seen = core.parseVersion(inv.surfaceVersion);
+    const seen = parseVersion(core.versionPrefix, inv.surfaceVersion);
     if (seen < 0) return stale(core, inv, `surfaceVersion ${quote(inv.surfaceVersion)} is not a version of this surface`);
     if (seen < reg.changedAt || seen > core.counter) {
       return stale(core, inv, `"${inv.capabilityId}" changed after surfaceVersion ${quote(inv.surfaceVersion)}`);
@@ -545,14 +562,14 @@ function checkInputShape(core: RegistryCore, inv: Invocation): AgentInvocationRe
       issues: [{ path: '', message: 'must be an object' }],
     });
   }
-  if (withinQuickBound(input, core.maxInputBytes)) {
+  if (withinQuickBound(input, core.limits.maxInputBytes)) {
     inv.args = input as JsonObject;
     return undefined;
   }
-  const check = checkJson(input, { maxBytes: core.maxInputBytes, maxDepth: MAX_INPUT_DEPTH });
+  const check = checkJson(input, { maxBytes: core.limits.maxInputBytes, maxDepth: MAX_INPUT_DEPTH });
   if (!check.ok) {
     const details: JsonObject = { issues: [{ path: check.path, message: check.reason }] };
-    if (check.code === 'too-large') details.maxBytes = core.maxInputBytes;
+    if (check.code === 'too-large') details.maxBytes = core.limits.maxInputBytes;
     // The reason says what is wrong: "larger than 65536 bytes of JSON", "a function is not JSON", …
     return failure(core, inv, 'INVALID_INPUT', `The input cannot be used: ${check.reason} at "${check.path}".`, details);
   }
@@ -599,8 +616,8 @@ function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
         core,
         inv,
         'RATE_LIMITED',
-        `${core.maxPendingConfirmations} confirmations are already waiting for the person; retry after they decide.`,
-        { maxPending: core.maxPendingConfirmations },
+        `${core.limits.maxPendingConfirmations} confirmations are already waiting for the person; retry after they decide.`,
+        { maxPending: core.limits.maxPendingConfirmations },
       );
     }
     return confirmationRequired(core, inv, record);
@@ -692,7 +709,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
     return undefined;
   }
   const execution = new Execution(core, inv, now() + reg.info.contract.timeoutMs);
-  core.running.add(execution);
+  (core.running ??= new RunningCalls()).add(execution);
   if (signal !== undefined) signal.addEventListener('abort', execution);
   if (!reg.active) execution.abort('COMPONENT_UNMOUNTED');
   try {
@@ -717,7 +734,7 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
   }
   if (inv.thrown) return handlerFailure(core, inv, inv.error);
   const value = inv.value === undefined ? null : inv.value;
-  const check = withinQuickBound(value, core.maxOutputBytes) ? QUICK_OK : checkJson(value, { maxBytes: core.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH });
+  const check = withinQuickBound(value, core.limits.maxOutputBytes) ? QUICK_OK : checkJson(value, { maxBytes: core.limits.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH });
   if (!check.ok) {
     inv.setCause(new TypeError(`The output of "${inv.capabilityId}" is not usable: ${check.reason} at "${check.path}"`));
     return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that cannot be returned.`, {
@@ -775,7 +792,7 @@ function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): Ag
     const e = error as AgentSurfaceError;
     if (AGENT_ERROR_CODES.has(e.code) && typeof e.message === 'string') {
       const retry = RETRIES.has(e.retry) ? e.retry : DEFAULT_RETRY[e.code];
-      const details = e.details !== undefined && checkJson(e.details, { maxBytes: core.maxOutputBytes }).ok && isObject(e.details) ? e.details : undefined;
+      const details = e.details !== undefined && checkJson(e.details, { maxBytes: core.limits.maxOutputBytes }).ok && isObject(e.details) ? e.details : undefined;
       return failure(core, inv, e.code, e.message, details, retry);
     }
   }

@@ -1,37 +1,32 @@
 /**
- * The CDN build's `pipeline.ts`: the invoke pipeline (the biggest part of the core) and the stores
- * only it fills (confirmation records, idempotency entries) are one chunk beside the entry file,
+ * The CDN build's `pipeline.ts`: the invoke pipeline (the biggest part of the core), the stores
+ * only it fills (confirmation records, idempotency entries) and the list of running calls are one
+ * chunk beside the entry file,
  * fetched when the first registry is created, so a page pays for them after its elements are up,
  * and an agent's first call rarely waits for them.
  * `registry.invoke()` keeps its contract: it never rejects. If the chunk cannot be loaded (the
  * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "pipeline-unavailable"`,
  * retry `after-delay`), runs nothing, and the next call tries again.
  *
- * Until the chunk is there, a registry holds stand-ins for its stores. No record or entry can exist
- * before the pipeline has run, so a stand-in answers as an empty real store does, keeps what has
- * to outlast the wait (subscribers, a dispose), and hands over to a real store built with the same
- * options on its first use after the chunk has loaded.
+ * The pipeline builds the idempotency store and the running list on its first call. Until the
+ * chunk is there, a registry's confirmation store is a stand-in: no record can exist before the
+ * pipeline has run, so it answers as an empty real store does, keeps what has to outlast the wait
+ * (subscribers, a dispose), and hands over to a real store built with the same options on its
+ * first use after the chunk has loaded.
  */
 import { issueError } from './dev.js';
 import { errorPayload } from './errors.js';
 import { isSignal, lazyModule } from './util.js';
 import type { ConfirmationStoreOptions } from './confirmations.js';
-import type { IdempotencyEntry } from './idempotency.js';
 import type * as Linked from './pipeline.js';
-import type { RegistryCore } from './registry.js';
+import type { Registration, RegistryCore } from './registry.js';
 import type { AgentInvocationResult, ConfirmationOutcome, PendingConfirmation } from './types.js';
 
 type Pipeline = typeof Linked;
 type RealConfirmationStore = InstanceType<Pipeline['ConfirmationStore']>;
-type RealIdempotencyStore<E extends IdempotencyEntry<unknown>> = Linked.IdempotencyStore<E>;
 
 // From this file, `./pipeline.js` is the linked seam (rollup.config.js): invoke.ts and the real stores.
 const pipeline = lazyModule<Pipeline>(() => import('./pipeline.js'));
-
-function unloaded(what: string): Error {
-  // Only the pipeline fills the stores, and it runs once the chunk has loaded: this is a kit bug.
-  return new Error(`agent-surface-kit: the ${what} store was written before the invoke pipeline loaded`);
-}
 
 export function preparePipeline(): void {
   // Started now, awaited by the first call; a failure here is reported by that call.
@@ -67,6 +62,11 @@ export function runInvocation(core: RegistryCore, request: unknown): Promise<Age
   );
 }
 
+/** Calls run and wait only once the chunk has loaded: before that there is nothing to stop. */
+export function stopCalls(core: RegistryCore, registration?: Registration): void {
+  pipeline.module?.stopCalls(core, registration);
+}
+
 type Listener = (pending: PendingConfirmation[]) => void;
 
 /** Stands in for `confirmations.ts`'s store until the pipeline's chunk is there. */
@@ -100,7 +100,8 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
 
   #need(): RealConfirmationStore {
     const real = this.#store();
-    if (real === undefined) throw unloaded('confirmation');
+    // Only the pipeline fills the store, and it runs once the chunk has loaded: this is a kit bug.
+    if (real === undefined) throw new Error('agent-surface-kit: the confirmation store was written before the invoke pipeline loaded');
     return real;
   }
 
@@ -173,45 +174,5 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
     if (real !== undefined) return real.dispose();
     this.#disposed = true;
     this.#early.clear();
-  }
-}
-
-/** Stands in for `idempotency.ts`'s store until the pipeline's chunk is there: empty until then. */
-export class IdempotencyStore<E extends IdempotencyEntry<unknown>> implements Pick<RealIdempotencyStore<E>, keyof RealIdempotencyStore<E>> {
-  readonly #maxEntries: number;
-  readonly #ttlMs: number;
-  #real: RealIdempotencyStore<E> | undefined;
-
-  constructor(maxEntries: number, ttlMs: number) {
-    this.#maxEntries = maxEntries;
-    this.#ttlMs = ttlMs;
-  }
-
-  #store(): RealIdempotencyStore<E> | undefined {
-    const loaded = pipeline.module;
-    if (this.#real !== undefined || loaded === undefined) return this.#real;
-    return (this.#real = new loaded.IdempotencyStore<E>(this.#maxEntries, this.#ttlMs));
-  }
-
-  get(consumerId: string, invocationId: string, now: number): E | undefined {
-    return this.#store()?.get(consumerId, invocationId, now);
-  }
-
-  add(entry: E, now: number): void {
-    const real = this.#store();
-    if (real === undefined) throw unloaded('idempotency');
-    real.add(entry, now);
-  }
-
-  remove(entry: E): void {
-    this.#store()?.remove(entry);
-  }
-
-  get size(): number {
-    return this.#store()?.size ?? 0;
-  }
-
-  clear(): void {
-    this.#store()?.clear();
   }
 }

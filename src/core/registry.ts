@@ -7,16 +7,15 @@
 import { deepFreeze, randomId } from './util.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
-import type { IdempotencyEntry } from './idempotency.js';
-// The stores come through the pipeline's seam: in the CDN build they load with it.
-import { ConfirmationStore, IdempotencyStore, preparePipeline, runInvocation } from './pipeline.js';
-import { RunningCalls } from './running.js';
-import { drainQueue, type QueueWaiter, type SerialSlot } from './queue.js';
+import type { IdempotencyEntry, IdempotencyStore } from './idempotency.js';
+// The pipeline's seam: in the CDN build the pipeline, its stores and the running calls load later.
+import { ConfirmationStore, preparePipeline, runInvocation, stopCalls } from './pipeline.js';
+import type { QueueWaiter, SerialSlot } from './queue.js';
+import type { RunningCalls } from './running.js';
 import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
 import type {
   Admission,
   AdmittedContract,
-  AgentConsumer,
   AgentSurfaceAuthority,
   AgentSurfacePolicy,
   AgentSurfaceRegistry,
@@ -49,11 +48,6 @@ export const DEFAULT_LIMITS: Readonly<Required<RegistryLimits>> = Object.freeze(
   idempotencyTtlMs: 600_000,
 });
 
-/** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
-const VERSION_REQUIRED_EFFECTS = new Set(['destructive', 'external-side-effect']);
-
-const EVENT_TYPES: ReadonlySet<string> = new Set(['surface-changed', 'invocation', 'confirmation', 'refused']);
-
 /**
  * What the registry derives once per admitted contract. Shared by every registration of the same
  * authorized contract object (a compiler authority hands out one frozen object per id), so ten
@@ -68,6 +62,7 @@ export interface ContractInfo {
   /** The id after its plane: what scope entries match against. */
   readonly path: string;
   readonly serial: boolean;
+  /** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
   readonly requiresVersion: boolean;
   readonly confirmationRequired: boolean;
   readonly isAction: boolean;
@@ -83,21 +78,22 @@ const contractInfos = new WeakMap<object, ContractInfo>();
  */
 const admissions = new WeakMap<AgentSurfaceAuthority, WeakMap<object, { token: unknown; admission: AdmittedContract }>>();
 
-function contractInfo(contract: NormalizedContract, token: string, validateInput: ValueValidator, validateOutput: ValueValidator | undefined): ContractInfo {
+function contractInfo({ contract, token, validateInput, validateOutput }: AdmittedContract): ContractInfo {
   const known = contractInfos.get(contract);
   if (known !== undefined && known.token === token && known.validateInput === validateInput && known.validateOutput === validateOutput) {
     return known;
   }
+  const { id, effect } = contract;
   const info: ContractInfo = Object.freeze({
     contract: deepFreeze(contract),
     token,
     validateInput,
     validateOutput,
     // Admitted ids are `view:…` or `domain:…`.
-    plane: contract.id.startsWith('view:') ? 'view' : 'domain',
-    path: contract.id.slice(contract.id.indexOf(':') + 1),
+    plane: id.startsWith('view:') ? 'view' : 'domain',
+    path: id.slice(id.indexOf(':') + 1),
     serial: contract.concurrency === 'serial',
-    requiresVersion: VERSION_REQUIRED_EFFECTS.has(contract.effect),
+    requiresVersion: effect === 'destructive' || effect === 'external-side-effect',
     confirmationRequired: contract.confirmation === 'required',
     isAction: contract.kind === 'action',
   });
@@ -105,17 +101,12 @@ function contractInfo(contract: NormalizedContract, token: string, validateInput
   return info;
 }
 
+/** `{ instanceId }` when there is one, to spread where the field is optional. */
+const withInstance = (instanceId: string | undefined): { instanceId?: string } => (instanceId !== undefined ? { instanceId } : {});
+
 /** One registered capability instance: the registry's record, never handed out. */
 export class Registration implements SerialSlot {
-  readonly id: string;
   readonly capabilityId: string;
-  readonly instanceId: string | undefined;
-  readonly info: ContractInfo;
-  readonly handler: CapabilityHandler | undefined;
-  readonly read: ObservationReader | undefined;
-  state: CapabilityState;
-  /** The surface counter at this registration's last model-visible change. */
-  changedAt: number;
   active = true;
   // SerialSlot
   running = false;
@@ -123,31 +114,24 @@ export class Registration implements SerialSlot {
   #descriptor: CapabilityDescriptor | undefined = undefined;
 
   constructor(
-    id: string,
-    info: ContractInfo,
-    instanceId: string | undefined,
-    handler: CapabilityHandler | undefined,
-    read: ObservationReader | undefined,
-    state: CapabilityState,
-    changedAt: number,
+    readonly id: string,
+    readonly info: ContractInfo,
+    readonly instanceId: string | undefined,
+    readonly handler: CapabilityHandler | undefined,
+    readonly read: ObservationReader | undefined,
+    public state: CapabilityState,
+    /** The surface counter at this registration's last model-visible change. */
+    public changedAt: number,
   ) {
-    this.id = id;
     this.capabilityId = info.contract.id;
-    this.instanceId = instanceId;
-    this.info = info;
-    this.handler = handler;
-    this.read = read;
-    this.state = state;
-    this.changedAt = changedAt;
   }
 
   /** The frozen descriptor of the current state, built once per change. */
   descriptor(): CapabilityDescriptor {
-    if (this.#descriptor !== undefined) return this.#descriptor;
     const c = this.info.contract;
-    const d: CapabilityDescriptor = {
+    return (this.#descriptor ??= Object.freeze({
       capabilityId: c.id,
-      ...(this.instanceId !== undefined ? { instanceId: this.instanceId } : {}),
+      ...withInstance(this.instanceId),
       registrationId: this.id,
       plane: this.info.plane,
       kind: c.kind,
@@ -158,8 +142,7 @@ export class Registration implements SerialSlot {
       ...(c.outputSchema !== undefined ? { outputSchema: c.outputSchema } : {}),
       untrustedOutput: c.untrustedOutput,
       state: this.state,
-    };
-    return (this.#descriptor = Object.freeze(d));
+    }));
   }
 
   setState(state: CapabilityState, changedAt: number): void {
@@ -176,48 +159,29 @@ interface CapabilitySlot {
 }
 
 type Listener<K extends keyof RegistryEventMap> = (event: RegistryEventMap[K]) => void;
-
-function positiveLimit(limits: RegistryLimits, key: keyof RegistryLimits): number {
-  const value = limits[key];
-  if (value === undefined) return DEFAULT_LIMITS[key];
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(`createAgentSurfaceRegistry: limits.${key} must be a positive finite number, got ${String(value)}`);
-  }
-  return key === 'queueDepth' ? Math.floor(value) : value;
-}
+type Listeners = { [K in keyof RegistryEventMap]: readonly Listener<K>[] };
 
 function checkPolicies(policies: unknown, where: string): readonly AgentSurfacePolicy[] {
   if (policies === undefined || policies === null) return Object.freeze([]);
   if (!Array.isArray(policies)) throw new TypeError(`${where}: policies must be an array of { name, discover?, authorize? }`);
-  for (const p of policies as unknown[]) {
-    const policy = p as AgentSurfacePolicy | null;
+  for (const policy of policies as (AgentSurfacePolicy | null)[]) {
     if (policy === null || typeof policy !== 'object' || typeof policy.name !== 'string' || policy.name === '') {
       throw new TypeError(`${where}: every policy needs a non-empty string name`);
     }
     for (const hook of ['discover', 'authorize'] as const) {
       if (policy[hook] !== undefined && typeof policy[hook] !== 'function') {
-        throw new TypeError(`${where}: policy "${policy.name}" has ${hook === 'discover' ? 'a' : 'an'} ${hook} that is not a function`);
+        throw new TypeError(`${where}: policy "${policy.name}": ${hook} must be a function`);
       }
     }
   }
   return Object.freeze([...(policies as AgentSurfacePolicy[])]);
 }
 
-function isConsumer(value: unknown): value is AgentConsumer {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as AgentConsumer).id === 'string' &&
-    (value as AgentConsumer).id !== '' &&
-    typeof (value as AgentConsumer).kind === 'string'
-  );
-}
-
+/** `state` over `base` (normalized already: at most these three fields), frozen. */
 function normalizeState(state: unknown, base: CapabilityState, where: string): CapabilityState {
   if (state === undefined || state === null) return base;
   if (typeof state !== 'object') throw new TypeError(`${where}: state must be an object { available?, unavailableReason?, note? }`);
   const s = state as Partial<CapabilityState>;
-  // `base` is normalized already: it holds at most these three fields.
   const next: { available: boolean; unavailableReason?: string; note?: string } = { ...base };
   if ('available' in s && s.available !== undefined) {
     if (typeof s.available !== 'boolean') throw new TypeError(`${where}: state.available must be a boolean`);
@@ -232,18 +196,12 @@ function normalizeState(state: unknown, base: CapabilityState, where: string): C
   }
   // A reason only means something while the capability is unavailable.
   if (next.available) delete next.unavailableReason;
-  return next;
-}
-
-function sameState(a: CapabilityState, b: CapabilityState): boolean {
-  return a.available === b.available && a.unavailableReason === b.unavailableReason && a.note === b.note;
+  return Object.freeze(next);
 }
 
 const AVAILABLE: CapabilityState = Object.freeze({ available: true });
 
-function noListeners(): { [K in keyof RegistryEventMap]: readonly Listener<K>[] } {
-  return { 'surface-changed': [], invocation: [], confirmation: [], refused: [] };
-}
+const noListeners = (): Listeners => ({ 'surface-changed': [], invocation: [], confirmation: [], refused: [] });
 
 /**
  * The registry's state and the operations the pipeline needs. Internal: the public object is
@@ -254,15 +212,11 @@ export class RegistryCore {
   policies!: readonly AgentSurfacePolicy[];
   hasDiscover!: boolean;
   hasAuthorize!: boolean;
+  /** The limits, defaults filled in. */
+  readonly limits: Readonly<Required<RegistryLimits>>;
 
-  readonly confirmationTtlMs: number;
-  readonly maxPendingConfirmations: number;
-  readonly queueDepth: number;
-  readonly maxInputBytes: number;
-  readonly maxOutputBytes: number;
-
-  readonly nonce: string;
-  readonly versionPrefix: string;
+  readonly #nonce = randomId(2);
+  readonly versionPrefix = `sv-${this.#nonce}-`;
   /** Bumped on every model-visible change. */
   counter = 0;
   #version: string | undefined;
@@ -272,14 +226,15 @@ export class RegistryCore {
   /** Every registration, in descriptor order. */
   readonly ordered: Registration[] = [];
   readonly snapshots = new SnapshotCache();
-  readonly idempotency: IdempotencyStore<IdempotencyEntry<Registration>>;
   readonly confirmations: ConfirmationStore;
-  /** Calls whose handler returned a pending promise, with their timeouts. */
-  readonly running = new RunningCalls();
+  /** Built by the pipeline on the first call. */
+  idempotency?: IdempotencyStore<IdempotencyEntry<Registration>>;
+  /** Calls whose handler returned a pending promise, with their timeouts; built by the pipeline. */
+  running?: RunningCalls;
   disposed = false;
   #registrationSeq = 0;
 
-  listeners: { [K in keyof RegistryEventMap]: readonly Listener<K>[] } = noListeners();
+  listeners: Listeners = noListeners();
 
   constructor(options: RegistryOptions) {
     const authority = options.authority;
@@ -290,20 +245,20 @@ export class RegistryCore {
     }
     this.authority = authority ?? undefined;
     this.#usePolicies(checkPolicies(options.policies, 'createAgentSurfaceRegistry'));
-    const limits = options.limits ?? {};
-    if (typeof limits !== 'object') throw new TypeError('createAgentSurfaceRegistry: limits must be an object');
-    const limit = (key: keyof RegistryLimits): number => positiveLimit(limits, key);
-    this.confirmationTtlMs = limit('confirmationTtlMs');
-    this.maxPendingConfirmations = limit('maxPendingConfirmations');
-    this.queueDepth = limit('queueDepth');
-    this.maxInputBytes = limit('maxInputBytes');
-    this.maxOutputBytes = limit('maxOutputBytes');
-    this.idempotency = new IdempotencyStore(limit('idempotencyEntries'), limit('idempotencyTtlMs'));
-    this.nonce = randomId(2);
-    this.versionPrefix = `sv-${this.nonce}-`;
+    const given = options.limits ?? {};
+    if (typeof given !== 'object') throw new TypeError('createAgentSurfaceRegistry: limits must be an object');
+    const limits = {} as Record<keyof RegistryLimits, number>;
+    for (const key of Object.keys(DEFAULT_LIMITS) as (keyof RegistryLimits)[]) {
+      const value = given[key];
+      if (value !== undefined && !(typeof value === 'number' && value > 0 && value < Infinity)) {
+        throw new TypeError(`createAgentSurfaceRegistry: limits.${key} must be a positive finite number, got ${String(value)}`);
+      }
+      limits[key] = value === undefined ? DEFAULT_LIMITS[key] : key === 'queueDepth' ? Math.floor(value) : value;
+    }
+    this.limits = limits;
     this.confirmations = new ConfirmationStore({
-      ttlMs: this.confirmationTtlMs,
-      maxPending: this.maxPendingConfirmations,
+      ttlMs: limits.confirmationTtlMs,
+      maxPending: limits.maxPendingConfirmations,
       emit: (event) => this.emit('confirmation', event),
     });
   }
@@ -314,25 +269,8 @@ export class RegistryCore {
     return (this.#version ??= this.versionPrefix + this.counter);
   }
 
-  /**
-   * The counter a version string stands for, or -1 when it is not one of this registry's
-   * versions (another page load, another registry, garbage).
-   */
-  parseVersion(version: string): number {
-    const prefix = this.versionPrefix;
-    if (version.length <= prefix.length || version.length > prefix.length + 15 || !version.startsWith(prefix)) return -1;
-    let n = 0;
-    for (let i = prefix.length; i < version.length; i++) {
-      const c = version.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return -1;
-      n = n * 10 + c;
-    }
-    return n;
-  }
-
   /** Records a model-visible change; listeners hear about it once per microtask. */
   touch(): number {
-    this.counter++;
     this.#version = undefined;
     if (!this.#notifyScheduled) {
       this.#notifyScheduled = true;
@@ -341,7 +279,7 @@ export class RegistryCore {
         if (!this.disposed) this.emit('surface-changed', { type: 'surface-changed', surfaceVersion: this.surfaceVersion });
       });
     }
-    return this.counter;
+    return ++this.counter;
   }
 
   emit<K extends keyof RegistryEventMap>(type: K, event: RegistryEventMap[K]): void {
@@ -356,13 +294,15 @@ export class RegistryCore {
   }
 
   on<K extends keyof RegistryEventMap>(type: K, listener: Listener<K>): () => void {
-    if (!EVENT_TYPES.has(type)) {
-      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${[...EVENT_TYPES].join(', ')}`);
+    const all = this.listeners as Record<string, readonly unknown[]>;
+    // The listener lists are the event types (a fresh set after dispose).
+    if (!Object.hasOwn(all, type)) {
+      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${Object.keys(all).join(', ')}`);
     }
     if (typeof listener !== 'function') throw new TypeError(`registry.on("${type}", listener): listener must be a function`);
     if (this.disposed) return () => {};
     // Copy on write: an emit in progress keeps iterating the list it started with.
-    (this.listeners as Record<string, readonly unknown[]>)[type] = [...this.listeners[type], listener];
+    all[type] = [...all[type], listener];
     let subscribed = true;
     return () => {
       if (!subscribed) return;
@@ -375,14 +315,10 @@ export class RegistryCore {
 
   // -- registration --------------------------------------------------------------------------
 
+  /** Logs the refusal once per `logKey`, tells `refused` listeners, and throws it. */
   #refuse(error: DefinitionErrorPayload, capabilityId: string, instanceId: string | undefined, logKey: string): never {
     issueError(error.code, logKey, error.message);
-    this.emit('refused', {
-      type: 'refused',
-      capabilityId,
-      ...(instanceId !== undefined ? { instanceId } : {}),
-      error,
-    });
+    this.emit('refused', { type: 'refused', capabilityId, ...withInstance(instanceId), error });
     throw new AgentSurfaceDefinitionError(error.code, error.message, error.details);
   }
 
@@ -393,10 +329,7 @@ export class RegistryCore {
 
   register(options: RegisterOptions): RegistrationHandle {
     if (this.disposed) {
-      throw new AgentSurfaceDefinitionError(
-        'INVALID_REGISTRATION',
-        'register(): this registry was disposed. Create a new registry (or stop registering once you dispose it).',
-      );
+      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(): this registry was disposed; create a new registry to register again.');
     }
     if (options === null || typeof options !== 'object') {
       throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(options): options must be an object { contract, token, handler | read, instanceId?, state? }');
@@ -406,16 +339,14 @@ export class RegistryCore {
       throw new AgentSurfaceDefinitionError('INVALID_CONTRACT', 'register(options): options.contract is missing; pass the capability contract { id, kind, effect, description, … }');
     }
     const declaredId = typeof contract.id === 'string' ? contract.id : String(contract.id);
+    const where = `register("${declaredId}")`;
     if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId === '')) {
-      this.#invalid(`register(): the instanceId of "${declaredId}" must be a non-empty string (or omitted)`, declaredId, undefined, 'instance');
+      this.#invalid(`${where}: instanceId must be a non-empty string (or omitted)`, declaredId, undefined, 'instance');
     }
-    if (handler !== undefined && typeof handler !== 'function') {
-      this.#invalid(`register(): the handler of "${declaredId}" must be a function`, declaredId, instanceId, 'handler');
+    for (const [key, value] of [['handler', handler], ['read', read]] as const) {
+      if (value !== undefined && typeof value !== 'function') this.#invalid(`${where}: ${key} must be a function`, declaredId, instanceId, key);
     }
-    if (read !== undefined && typeof read !== 'function') {
-      this.#invalid(`register(): the read of "${declaredId}" must be a function`, declaredId, instanceId, 'read');
-    }
-    const initialState = normalizeState(state, AVAILABLE, `register("${declaredId}")`);
+    const initialState = normalizeState(state, AVAILABLE, where);
 
     // Admission: the authority decides; without one, nothing is admitted.
     const authority = this.authority;
@@ -424,9 +355,8 @@ export class RegistryCore {
         {
           code: 'UNAUTHORIZED_CONTRACT',
           message:
-            `Capability "${declaredId}" was not registered: this registry has no authority, so it admits nothing. ` +
-            'Pass { authority: createCompilerAuthority({ manifest, validators }) } (from the module `agent-surface compile` writes) ' +
-            'to createAgentSurfaceRegistry(), or devAuthority() while developing.',
+            `${where}: this registry has no authority, so it admits nothing. Pass { authority: createCompilerAuthority({ manifest, validators }) } ` +
+            '(from the module `agent-surface compile` writes) to createAgentSurfaceRegistry(), or devAuthority() while developing.',
           details: { capabilityId: declaredId, reason: 'no-authority' },
         },
         declaredId,
@@ -439,7 +369,7 @@ export class RegistryCore {
       admission = this.#admit(authority, contract, token);
     } catch (error) {
       this.#refuse(
-        { code: 'INVALID_CONTRACT', message: `Capability "${declaredId}" was not registered: the authority failed on it (${String((error as Error)?.message ?? error)})` },
+        { code: 'INVALID_CONTRACT', message: `${where}: the authority failed on it (${String((error as Error)?.message ?? error)})` },
         declaredId,
         instanceId,
         `admit-threw:${declaredId}`,
@@ -449,18 +379,17 @@ export class RegistryCore {
       const error: DefinitionErrorPayload =
         admission && typeof admission === 'object' && admission.ok === false && admission.error
           ? admission.error
-          : { code: 'UNAUTHORIZED_CONTRACT', message: `Capability "${declaredId}" was not admitted by the authority.` };
+          : { code: 'UNAUTHORIZED_CONTRACT', message: `${where}: the authority did not admit it.` };
       this.#refuse(error, declaredId, instanceId, `${declaredId}\u0000${String(token)}\u0000${error.message}`);
     }
-    const info = contractInfo(admission.contract, admission.token, admission.validateInput, admission.validateOutput);
+    const info = contractInfo(admission);
     const id = info.contract.id;
 
     // An action is answered by handler(input, ctx), an observation by read(ctx): exactly one of them.
     if (info.isAction ? handler === undefined || read !== undefined : read === undefined || handler !== undefined) {
       this.#invalid(
-        info.isAction
-          ? `Action "${id}" needs a handler(input, ctx) that performs it, and no read() (that is for observations).`
-          : `Observation "${id}" needs read(ctx) that returns its value, and no handler (that is for actions).`,
+        `register("${id}"): ` +
+          (info.isAction ? 'an action needs handler(input, ctx), and no read()' : 'an observation needs read(ctx), and no handler'),
         id,
         instanceId,
         'answer',
@@ -474,9 +403,9 @@ export class RegistryCore {
         {
           code: 'DUPLICATE_REGISTRATION',
           message:
-            `Capability "${id}"${instanceId !== undefined ? ` instance "${instanceId}"` : ''} is already registered ` +
-            `(registration ${existing.id}). Unregister the existing handle first, or give each instance its own instanceId.`,
-          details: { capabilityId: id, ...(instanceId !== undefined ? { instanceId } : {}), registrationId: existing.id },
+            `Capability "${id}"${instanceId !== undefined ? ` instance "${instanceId}"` : ''} is already registered (${existing.id}). ` +
+            'Unregister that handle first, or give each instance its own instanceId.',
+          details: { capabilityId: id, ...withInstance(instanceId), registrationId: existing.id },
         },
         id,
         instanceId,
@@ -484,23 +413,19 @@ export class RegistryCore {
       );
     }
 
-    const changedAt = this.touch();
     const registration = new Registration(
-      `reg-${this.nonce}-${(++this.#registrationSeq).toString(36)}`,
+      `reg-${this.#nonce}-${(++this.#registrationSeq).toString(36)}`,
       info,
       instanceId,
       handler,
       read,
-      initialState === AVAILABLE ? AVAILABLE : Object.freeze(initialState),
-      changedAt,
+      initialState,
+      this.touch(),
     );
-    if (slot === undefined) {
-      slot = { instances: new Map(), only: undefined };
-      this.slots.set(id, slot);
-    }
+    if (slot === undefined) this.slots.set(id, (slot = { instances: new Map(), only: undefined }));
     slot.instances.set(instanceId, registration);
     slot.only = slot.instances.size === 1 ? registration : undefined;
-    this.#insertOrdered(registration);
+    this.ordered.splice(this.#indexOf(registration), 0, registration);
     return new Handle(this, registration);
   }
 
@@ -521,10 +446,13 @@ export class RegistryCore {
     return admission;
   }
 
+  /** Where `registration` is, or belongs, in `ordered` (binary search). */
   #indexOf(registration: Registration): number {
     const list = this.ordered;
     let lo = 0;
     let hi = list.length;
+    // Registrations often arrive in order (a page renders top to bottom): check the end first.
+    if (hi > 0 && compareRegistrations(list[hi - 1], registration) < 0) return hi;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (compareRegistrations(list[mid], registration) < 0) lo = mid + 1;
@@ -533,53 +461,43 @@ export class RegistryCore {
     return lo;
   }
 
-  #insertOrdered(registration: Registration): void {
-    const list = this.ordered;
-    // Registrations often arrive in order (a page renders top to bottom): append without searching.
-    const last = list.length > 0 ? list[list.length - 1] : undefined;
-    if (last === undefined || compareRegistrations(last, registration) < 0) list.push(registration);
-    else list.splice(this.#indexOf(registration), 0, registration);
-  }
-
   update(registration: Registration, state: Partial<CapabilityState>): void {
     if (!registration.active) return;
     const next = normalizeState(state, registration.state, `update("${registration.capabilityId}")`);
-    if (sameState(next, registration.state)) return;
-    registration.setState(Object.freeze(next), this.counter + 1);
+    const now = registration.state;
+    if (next.available === now.available && next.unavailableReason === now.unavailableReason && next.note === now.note) return;
+    registration.setState(next, this.counter + 1);
     this.touch();
   }
 
-  unregister(registration: Registration, code: 'COMPONENT_UNMOUNTED' = 'COMPONENT_UNMOUNTED'): void {
+  unregister(registration: Registration): void {
     if (!registration.active) return;
     registration.active = false;
-    const slot = this.slots.get(registration.capabilityId);
-    if (slot !== undefined && slot.instances.get(registration.instanceId) === registration) {
-      slot.instances.delete(registration.instanceId);
-      if (slot.instances.size === 0) this.slots.delete(registration.capabilityId);
-      else slot.only = slot.instances.size === 1 ? slot.instances.values().next().value : undefined;
-    }
-    const list = this.ordered;
-    const last = list.length - 1;
-    if (last >= 0 && list[last] === registration) list.pop();
-    else {
-      const i = this.#indexOf(registration);
-      if (list[i] === registration) list.splice(i, 1);
-    }
+    // An active registration is in its slot and in `ordered`: dispose deactivates all it clears.
+    const slot = this.slots.get(registration.capabilityId)!;
+    const instances = slot.instances;
+    instances.delete(registration.instanceId);
+    if (instances.size === 0) this.slots.delete(registration.capabilityId);
+    else slot.only = instances.size === 1 ? instances.values().next().value : undefined;
+    this.ordered.splice(this.#indexOf(registration), 1);
     this.touch();
-    this.#stopCalls(registration, code);
+    stopCalls(this, registration);
     this.confirmations.expireRegistration(registration.id);
   }
 
-  /** Ends running and queued calls of a registration that went away. */
-  #stopCalls(registration: Registration, code: 'COMPONENT_UNMOUNTED'): void {
-    this.running.abort(code, registration);
-    drainQueue(registration, code);
-  }
-
-  // -- snapshot, invoke, dispose -------------------------------------------------------------
+  // -- snapshot, policies, dispose -----------------------------------------------------------
 
   snapshot(context: SnapshotContext): SurfaceSnapshot {
-    if (context === null || typeof context !== 'object' || !isConsumer(context.consumer)) {
+    const consumer = context?.consumer;
+    if (
+      context === null ||
+      typeof context !== 'object' ||
+      consumer === null ||
+      typeof consumer !== 'object' ||
+      typeof consumer.id !== 'string' ||
+      consumer.id === '' ||
+      typeof consumer.kind !== 'string'
+    ) {
       throw new TypeError('registry.snapshot({ consumer, scope? }): consumer must be { id: non-empty string, kind: string }');
     }
     if (context.scope !== undefined && context.scope !== null && !Array.isArray(context.scope)) {
@@ -587,10 +505,11 @@ export class RegistryCore {
     }
     const key = SnapshotCache.key(context);
     const counter = this.counter;
-    const hit = this.snapshots.get(counter, key);
-    if (hit !== undefined) return hit;
-    const snapshot = buildSnapshot(this.ordered, context, this.policies, this.surfaceVersion);
-    this.snapshots.set(counter, key, snapshot);
+    let snapshot = this.snapshots.get(counter, key);
+    if (snapshot === undefined) {
+      snapshot = buildSnapshot(this.ordered, context, this.policies, this.surfaceVersion);
+      this.snapshots.set(counter, key, snapshot);
+    }
     return snapshot;
   }
 
@@ -611,14 +530,12 @@ export class RegistryCore {
     if (this.disposed) return;
     this.disposed = true;
     for (const registration of this.ordered) registration.active = false;
-    this.running.abort('COMPONENT_UNMOUNTED');
-    for (const registration of this.ordered) drainQueue(registration, 'COMPONENT_UNMOUNTED');
+    stopCalls(this);
     this.ordered.length = 0;
     this.slots.clear();
     this.confirmations.dispose();
-    this.idempotency.clear();
+    this.idempotency?.clear();
     this.snapshots.clear();
-    this.running.dispose();
     this.counter++;
     this.#version = undefined;
     this.listeners = noListeners();

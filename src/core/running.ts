@@ -1,10 +1,12 @@
 /**
- * The calls in progress whose handler returned a pending promise. Kept apart from the pipeline
- * (invoke.ts) because the registry needs it from its first registration (unregistering ends a
- * capability's running calls), while the pipeline itself may load later (the CDN build).
+ * The calls in progress whose handler returned a pending promise, and how the registry ends them
+ * (and the queued ones) when a registration goes away. The registry reaches `stopCalls` through
+ * the pipeline's seam: in the CDN build this module loads with the pipeline, as no call can run or
+ * wait before it has.
  */
 import type { AbortCode } from './invoke.js';
-import type { Registration } from './registry.js';
+import { drainQueue } from './queue.js';
+import type { Registration, RegistryCore } from './registry.js';
 import { holdOpen } from './util.js';
 
 /** What the list needs of a call (invoke.ts's `Execution`). */
@@ -92,3 +94,15 @@ export class RunningCalls {
   }
 }
 
+
+/**
+ * Ends the running and queued calls of a registration that went away, or of every registration
+ * (the registry is being disposed; its running list is then dropped with its timer).
+ */
+export function stopCalls(core: RegistryCore, registration?: Registration): void {
+  const running = core.running;
+  running?.abort('COMPONENT_UNMOUNTED', registration);
+  if (registration !== undefined) return drainQueue(registration, 'COMPONENT_UNMOUNTED');
+  for (const r of core.ordered) drainQueue(r, 'COMPONENT_UNMOUNTED');
+  running?.dispose();
+}

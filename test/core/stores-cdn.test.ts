@@ -1,5 +1,5 @@
 // The CDN build's store stand-ins (src/core/pipeline.cdn.ts): until the pipeline's chunk has loaded
-// a registry's confirmation and idempotency stores are stand-ins that answer as empty real stores,
+// a registry's confirmation store is a stand-in that answers as an empty real store,
 // then hand over to real ones. Each test imports a fresh copy of pipeline.cdn.ts (a query string
 // makes a new module instance), so "before the chunk loaded" can be set up again and again; a
 // resolve hook holds the chunk back or makes it fail on demand.
@@ -12,7 +12,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { build, type Plugin } from 'esbuild';
 import { ConfirmationStore as RealConfirmationStore, type ConfirmationBinding, type ConfirmationTarget } from '../../src/core/confirmations.js';
-import { IdempotencyEntry, IdempotencyStore as RealIdempotencyStore } from '../../src/core/idempotency.js';
 import { RegistryCore } from '../../src/core/registry.js';
 import type * as CdnPipeline from '../../src/core/pipeline.cdn.js';
 import type * as Core from '../../src/index.js';
@@ -21,7 +20,6 @@ import { idSchema, quietConsole, tick } from './registry-helpers.js';
 
 type Cdn = typeof CdnPipeline;
 type AnyConfirmationStore = RealConfirmationStore | InstanceType<Cdn['ConfirmationStore']>;
-type AnyIdempotencyStore = RealIdempotencyStore<IdempotencyEntry> | InstanceType<Cdn['IdempotencyStore']>;
 
 // -- the chunk gate: 0 lets the pipeline chunk load, 1 makes it fail, 2 holds it back --------------
 
@@ -282,8 +280,6 @@ describe('stores.cdn: confirmation stand-in before the pipeline chunk loaded', (
     const cdn = await freshCdn();
     const store = new cdn.ConfirmationStore({ ttlMs: TTL, maxPending: MAX_PENDING, emit: () => {} });
     assert.throws(() => store.request(binding(0, 0, 0)), /written before the invoke pipeline loaded/);
-    const idempotency = new cdn.IdempotencyStore(2, 1000);
-    assert.throws(() => idempotency.add(new IdempotencyEntry('c', 'i', 'domain:a.b', undefined, {}), 0), /written before the invoke pipeline loaded/);
   });
 });
 
@@ -376,79 +372,20 @@ describe('stores.cdn: the hand-over to the real stores', () => {
   });
 });
 
-describe('stores.cdn: idempotency stand-in', () => {
-  const entry = (consumerId: string, id: string) => new IdempotencyEntry(consumerId, id, 'domain:a.run', undefined, { id });
-
-  it('is empty before the load, then evicts and expires as the real store with the same limits', async () => {
+describe('stores.cdn: stopping calls', () => {
+  it('has nothing to stop before the load (no call can run or wait yet), and stops through the pipeline after it', async () => {
     const cdn = await freshCdn();
-    const store = new cdn.IdempotencyStore<IdempotencyEntry>(2, 1000);
-    assert.equal(store.get('c', 'a', 0), undefined);
-    assert.equal(store.size, 0);
-    store.remove(entry('c', 'a'));
-    store.clear();
+    const core = new RegistryCore({});
+    // Before the chunk: a no-op that loads nothing.
+    cdn.stopCalls(core);
+    assert.equal(core.running, undefined);
     assert.ok(await settle(cdn));
-    const [a, b, c] = [entry('c', 'a'), entry('c', 'b'), entry('d', 'c')];
-    store.add(a, 0);
-    store.add(b, 0);
-    assert.equal(store.get('c', 'a', 1), a);
-    store.add(c, 0);
-    assert.equal(store.get('c', 'a', 1), undefined, 'two entries at most');
-    assert.equal(store.size, 2);
-    assert.equal(store.get('d', 'c', 1000), undefined, 'a 1000 ms TTL');
-    store.clear();
-    assert.equal(store.get('c', 'b', 1), undefined);
-  });
-
-  it('answers as a real store across any ordering of calls around the load', async () => {
-    type IdemOp =
-      | { op: 'get' | 'add' | 'remove'; consumer: number; id: number; now: number }
-      | { op: 'size' | 'clear' | 'startLoad' | 'settle' };
-    const key = { consumer: fc.nat(1), id: fc.nat(3), now: fc.nat(3000) };
-    const idemArb: fc.Arbitrary<IdemOp> = fc.oneof(
-      fc.record({ op: fc.constantFrom('get' as const, 'add' as const, 'remove' as const), ...key }),
-      fc.record({ op: fc.constantFrom('size' as const, 'clear' as const, 'startLoad' as const, 'settle' as const) }),
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.array(idemArb, { maxLength: 40 }), async (ops) => {
-        const cdn = await freshCdn();
-        const stores: AnyIdempotencyStore[] = [new RealIdempotencyStore(3, 1000), new cdn.IdempotencyStore<IdempotencyEntry>(3, 1000)];
-        const entries = new Map<string, IdempotencyEntry>();
-        const name = (e: IdempotencyEntry | undefined): string | undefined => e && `${e.consumerId}/${e.invocationId}`;
-        let ready = false;
-        for (const op of ops) {
-          if (op.op === 'startLoad') cdn.preparePipeline();
-          if (op.op === 'settle') ready = await settle(cdn);
-          const answers = stores.map((store, side) => {
-            switch (op.op) {
-              case 'get':
-                return name(store.get(`c${op.consumer}`, `i${op.id}`, op.now));
-              case 'add': {
-                // Only the pipeline adds, and it runs once the chunk is there.
-                if (!ready) return 'skipped';
-                const e = entry(`c${op.consumer}`, `i${op.id}`);
-                entries.set(`${side}/${name(e)}`, e);
-                store.add(e, op.now);
-                return 'added';
-              }
-              case 'remove': {
-                const e = entries.get(`${side}/c${op.consumer}/i${op.id}`) ?? entry(`c${op.consumer}`, `i${op.id}`);
-                store.remove(e);
-                return 'removed';
-              }
-              case 'size':
-                return store.size;
-              case 'clear':
-                store.clear();
-                return 'cleared';
-              default:
-                return op.op;
-            }
-          });
-          assert.equal(answers[1], answers[0], JSON.stringify(op));
-        }
-      }),
-      { numRuns: 60 },
-    );
+    const ended: string[] = [];
+    const waiter = { settle: (value: unknown) => ended.push(`waiter ${String(value)}`), done: false };
+    const registration = { running: true, waiting: [waiter] } as unknown as Parameters<Cdn['stopCalls']>[1] & object;
+    cdn.stopCalls(core, registration);
+    assert.deepEqual(ended, ['waiter COMPONENT_UNMOUNTED'], 'the queued call of the registration that went away is ended');
+    assert.equal(registration.waiting, undefined);
   });
 });
 
@@ -458,7 +395,6 @@ describe('stores.cdn: a chunk that does not load', () => {
   it('leaves the stand-ins answering, fails calls with EXECUTION_FAILED, and the next call loads it', async () => {
     const cdn = await freshCdn();
     const store = new cdn.ConfirmationStore({ ttlMs: TTL, maxPending: MAX_PENDING, emit: () => {} });
-    const idempotency = new cdn.IdempotencyStore<IdempotencyEntry>(2, 1000);
     const heard: number[] = [];
     store.subscribe((l) => heard.push(l.length));
     setGate(OFFLINE);
@@ -483,8 +419,6 @@ describe('stores.cdn: a chunk that does not load', () => {
     assert.deepEqual(store.list(), []);
     assert.equal(store.approve('cf-x'), false);
     assert.deepEqual(await store.waitFor('cf-x'), { status: 'unknown' });
-    assert.equal(idempotency.get('c', 'i', 0), undefined);
-    assert.equal(idempotency.size, 0);
     setGate(OPEN);
     assert.ok(await settle(cdn), 'the next call tries again');
     const record = store.request(binding(0, 0, 0));
@@ -580,6 +514,42 @@ describe('stores.cdn: a registry built with the CDN seams', () => {
     assert.equal(!conflict.ok && conflict.error.code, 'INVOCATION_CONFLICT');
     registry.dispose();
     assert.deepEqual(seen.at(-1), []);
+  });
+
+  it('ends running and queued calls on unregister and on dispose; unregistering before the chunk arrived is fine', async () => {
+    const kit = await freshKit();
+    setGate(HELD);
+    const registry = kit.createAgentSurfaceRegistry({ authority: kit.devAuthority() });
+    const serial = { kind: 'action', effect: 'local-state', concurrency: 'serial', description: 'Runs until stopped.', inputSchema: idSchema } as const;
+    const early = registry.register({ contract: { ...serial, id: 'domain:jobs.early' }, token: kit.DEV_TOKEN, handler: () => null });
+    early.unregister();
+    assert.deepEqual(registry.snapshot({ consumer }).capabilities, []);
+    setGate(OPEN);
+    let started = 0;
+    const hang = () => {
+      started++;
+      return new Promise<never>(() => {});
+    };
+    /** Waits until `n` handlers have started (the chunk and the validator load first). */
+    const startedAt = async (n: number) => {
+      while (started < n) await tick();
+    };
+    const job = registry.register({ contract: { ...serial, id: 'domain:jobs.run' }, token: kit.DEV_TOKEN, handler: hang });
+    const call = (n: number, id = 'domain:jobs.run') => registry.invoke({ capabilityId: id, input: { id: `j${n}` }, consumer, invocationId: `job-${id}-${n}` });
+    const running = call(1);
+    await startedAt(1);
+    const queued = call(2);
+    await tick();
+    job.unregister();
+    for (const result of await Promise.all([running, queued])) assert.equal(!result.ok && result.error.code, 'COMPONENT_UNMOUNTED');
+    registry.register({ contract: { ...serial, id: 'domain:jobs.other' }, token: kit.DEV_TOKEN, handler: hang });
+    const others = [call(3, 'domain:jobs.other')];
+    await startedAt(2);
+    others.push(call(4, 'domain:jobs.other'));
+    await tick();
+    registry.dispose();
+    assert.equal(started, 2, 'the queued calls never ran');
+    for (const result of await Promise.all(others)) assert.equal(!result.ok && result.error.code, 'COMPONENT_UNMOUNTED');
   });
 
   it('a registry disposed before the chunk arrived stays disposed, its confirmations inert', async () => {
