@@ -1,6 +1,11 @@
 import { ContextConsumer } from '@lit/context';
 import { ReactiveElement } from '@lit/reactive-element';
-import { contractFromDeclaration, schemaTextsFromScripts } from '../core/declaration.js';
+import {
+  CONTRACT_ATTRIBUTES,
+  contractFromDeclaration,
+  schemaTextsFromScripts,
+  type CapabilityDeclaration,
+} from '../core/declaration.js';
 import { AgentSurfaceDefinitionError, AgentSurfaceError } from '../core/errors.js';
 import type {
   AgentSurfaceRegistry,
@@ -18,6 +23,29 @@ import type {
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
+
+/** A registration waiting for the next batch: where, what, and the keys that tell a real change. */
+interface Desired {
+  registry: AgentSurfaceRegistry;
+  key: string;
+  stateKey: string;
+  options: RegisterOptions;
+}
+
+/** Elements whose registration waits for the batch at the end of this microtask. */
+const queued = new Set<AgentCapabilityElement>();
+
+// One observer for every capability (a thousand observers cost more than a thousand observations).
+// It cannot unobserve one element: records from disconnected ones just find nothing to change.
+let observer: MutationObserver | undefined;
+
+function onMutations(records: MutationRecord[]): void {
+  for (const record of records) {
+    let node: Node | null = record.target;
+    while (node && !(node instanceof AgentCapabilityElement)) node = node.parentNode;
+    node?.requestUpdate();
+  }
+}
 
 /**
  * One capability an agent may call. Its contract comes from its attributes and its
@@ -107,61 +135,32 @@ export class AgentCapabilityElement extends ReactiveElement {
   /** Runs an observation: `(ctx, input) => value | Promise<value>`. */
   declare read: ObservationReader | undefined;
 
-  private _registryValue: AgentSurfaceRegistry | undefined;
-  private _viewValue: AgentViewContextValue | undefined;
-  private _handle: RegistrationHandle | undefined;
-  private _registeredIn: AgentSurfaceRegistry | undefined;
-  private _key: string | undefined;
-  private _stateKey: string | undefined;
-  private _refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
-  private _desired:
-    { registry: AgentSurfaceRegistry; key: string; stateKey: string; options: RegisterOptions } | undefined;
-  // One observer for every capability (a thousand observers cost more than a thousand observations).
-  // It cannot unobserve one element: records from disconnected ones just find nothing to change.
-  private static _observer: MutationObserver | undefined;
-
-  private static _onMutations = (records: MutationRecord[]): void => {
-    for (const record of records) {
-      let node: Node | null = record.target;
-      while (node && !(node instanceof AgentCapabilityElement)) node = node.parentNode;
-      node?.requestUpdate();
-    }
-  };
-  private _waitingForParse = false;
-
-  private _registry = new ContextConsumer(this, {
-    context: registryContext,
-    subscribe: true,
-    callback: (value) => {
-      this._registryValue = value;
-    },
-  });
-  private _view = new ContextConsumer(this, {
-    context: viewContext,
-    subscribe: true,
-    callback: (value) => {
-      this._viewValue = value;
-    },
-  });
+  #registry = new ContextConsumer(this, { context: registryContext, subscribe: true });
+  #view = new ContextConsumer(this, { context: viewContext, subscribe: true });
+  /** The live registration and what it was made from. */
+  #current: (Desired & { handle: RegistrationHandle }) | undefined;
+  /** What the next batch registers (see `flush`). */
+  #desired: Desired | undefined;
+  /** The refused declaration, so the same one is not refused (and logged) again. */
+  #refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
+  #waitingForParse = false;
 
   /** The current registration's id, or `undefined` while not registered. */
   get registrationId(): string | undefined {
-    return this._handle?.registrationId;
+    return this.#current?.handle.registrationId;
   }
 
   /** The id this element is registered under, or `undefined` while not registered. */
   get capabilityId(): string | undefined {
-    return this._handle?.capabilityId;
+    return this.#current?.handle.capabilityId;
   }
 
   override connectedCallback(): void {
     // Context values are re-requested on every connection: a moved element must not keep an old view.
-    this._registryValue = undefined;
-    this._viewValue = undefined;
+    this.#registry.value = this.#view.value = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
-    AgentCapabilityElement._observer ??= new MutationObserver(AgentCapabilityElement._onMutations);
-    AgentCapabilityElement._observer.observe(this, {
+    (observer ??= new MutationObserver(onMutations)).observe(this, {
       childList: true,
       subtree: true,
       characterData: true,
@@ -184,36 +183,31 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   // lit batches every attribute, property, context and child change of one microtask into one update.
   protected override updated(): void {
-    this._sync();
-  }
-
-  private _sync(): void {
-    const registry = this.isConnected ? this._registryValue : undefined;
-    const view = this._viewValue;
-    if (!registry || registry.disposed || view?.refused || (!view && this._viewPending())) {
-      this._release();
+    const registry = this.isConnected ? this.#registry.value : undefined;
+    const view = this.#view.value;
+    if (!registry || registry.disposed || view?.refused || (!view && this.#viewPending())) {
+      this.#release();
       return;
     }
     if (this.ownerDocument.readyState === 'loading' && !this.contract) {
       // Still being parsed: the schema scripts may not be here yet. Register once they all are.
-      this._release();
-      if (!this._waitingForParse) {
-        this._waitingForParse = true;
+      this.#release();
+      if (!this.#waitingForParse) {
+        this.#waitingForParse = true;
         this.ownerDocument.addEventListener('DOMContentLoaded', () => this.requestUpdate(), { once: true });
       }
       return;
     }
 
-    let contract: CapabilityContract;
-    if (this.contract) {
-      contract = this.contract;
-    } else {
-      const built = this._declaredContract(view);
+    let contract = this.contract;
+    if (!contract) {
+      const built = this.#declaredContract(view);
       if (!built.ok) {
-        this._refuse(registry, `problems:${built.problems.join('\n')}`, {
+        const { problems } = built;
+        this.#refuse(registry, `problems:${problems.join('\n')}`, {
           code: 'INVALID_CONTRACT',
-          message: built.problems.join('; '),
-          details: { problems: built.problems },
+          message: problems.join('; '),
+          details: { problems },
         });
         return;
       }
@@ -223,20 +217,25 @@ export class AgentCapabilityElement extends ReactiveElement {
     const token = this.getAttribute('token');
     const instanceId = view?.instance;
     const key = JSON.stringify([contract, token, instanceId ?? null]);
-    const state = this._state();
+    const state: CapabilityState = { available: !this.hasAttribute('unavailable') };
+    const reason = this.getAttribute('unavailable');
+    if (reason) state.unavailableReason = reason;
+    const note = this.getAttribute('note');
+    if (note) state.note = note;
     const stateKey = JSON.stringify(state);
 
-    if (this._handle && this._registeredIn === registry && this._key === key) {
-      if (stateKey !== this._stateKey) {
-        this._stateKey = stateKey;
-        this._handle.update(state);
+    const current = this.#current;
+    if (current?.registry === registry && current.key === key) {
+      if (stateKey !== current.stateKey) {
+        current.stateKey = stateKey;
+        current.handle.update(state);
       }
       return;
     }
-    if (this._refusal && this._refusal.registry === registry && this._refusal.key === key) return;
+    if (this.#refusal?.registry === registry && this.#refusal.key === key) return;
 
-    this._release();
-    this._desired = {
+    this.#release();
+    this.#desired = {
       registry,
       key,
       stateKey,
@@ -244,92 +243,69 @@ export class AgentCapabilityElement extends ReactiveElement {
         contract,
         token,
         ...(instanceId !== undefined ? { instanceId } : {}),
-        ...(contract.kind === 'observation' ? { read: this._readValue } : { handler: this._runAction }),
+        ...(contract.kind === 'observation' ? { read: this.#read } : { handler: this.#run }),
         state,
       },
     };
-    AgentCapabilityElement._queue(this);
+    // Registration is two-phase across elements: every element changed in one task releases its old
+    // registration first, then all register in one batch. Two capabilities trading an id or an instance
+    // (views swapped, names exchanged) so never collide on the way.
+    if (!queued.size) queueMicrotask(AgentCapabilityElement.#flush);
+    queued.add(this);
   }
 
-  // Registration is two-phase across elements: every element changed in one task releases its old
-  // registration first, then all register in one batch. Two capabilities trading an id or an instance
-  // (views swapped, names exchanged) so never collide on the way.
-  private static _queued = new Set<AgentCapabilityElement>();
-
-  private static _queue(element: AgentCapabilityElement): void {
-    if (AgentCapabilityElement._queued.size === 0) queueMicrotask(AgentCapabilityElement._flush);
-    AgentCapabilityElement._queued.add(element);
+  static #flush(): void {
+    const batch = [...queued];
+    queued.clear();
+    for (const element of batch) element.#register();
   }
 
-  private static _flush = (): void => {
-    const batch = [...AgentCapabilityElement._queued];
-    AgentCapabilityElement._queued.clear();
-    for (const element of batch) element._register();
-  };
-
-  private _register(): void {
-    const desired = this._desired;
-    this._desired = undefined;
+  #register(): void {
+    const desired = this.#desired;
+    this.#desired = undefined;
     if (!desired || !this.isConnected || desired.registry.disposed) return;
-    const { registry, key, options } = desired;
-    let handle: RegistrationHandle;
     try {
-      handle = registry.register(options);
+      this.#current = { ...desired, handle: desired.registry.register(desired.options) };
+      this.#refusal = undefined;
     } catch (error) {
-      const payload: DefinitionErrorPayload =
+      this.#refuse(
+        desired.registry,
+        desired.key,
         error instanceof AgentSurfaceDefinitionError
           ? error.toPayload()
-          : { code: 'INVALID_REGISTRATION', message: error instanceof Error ? error.message : String(error) };
-      this._refuse(registry, key, payload, options.contract.id);
-      return;
+          : { code: 'INVALID_REGISTRATION', message: error instanceof Error ? error.message : String(error) },
+        desired.options.contract.id,
+      );
     }
-    this._refusal = undefined;
-    this._handle = handle;
-    this._registeredIn = registry;
-    this._key = key;
-    this._stateKey = desired.stateKey;
   }
 
-  private _declaredContract(view: AgentViewContextValue | undefined) {
-    const scripts = Array.from(this.children)
-      .filter((child) => child.localName === 'script')
-      .map((script) => ({
-        type: script.getAttribute('type'),
-        dataSchema: script.getAttribute('data-schema'),
-        text: script.textContent ?? '',
-      }));
+  #declaredContract(view: AgentViewContextValue | undefined) {
     const attr = (name: string) => this.getAttribute(name);
-    const texts = schemaTextsFromScripts(scripts, attr('name'));
-    const result = contractFromDeclaration({
-      name: attr('name'),
-      view: attr('view'),
+    const texts = schemaTextsFromScripts(
+      Array.from(this.children)
+        .filter((child) => child.localName === 'script')
+        .map((script) => ({
+          type: script.getAttribute('type'),
+          dataSchema: script.getAttribute('data-schema'),
+          text: script.textContent ?? '',
+        })),
+      attr('name'),
+    );
+    // Every contract attribute by its camelCase field (`timeout-ms` → timeoutMs); `untrusted-output` is a flag.
+    const declaration: Record<string, unknown> = {
       placementView: view?.name ?? null,
-      plane: attr('plane'),
-      kind: attr('kind'),
-      effect: attr('effect'),
-      confirmation: attr('confirmation'),
-      description: attr('description'),
-      concurrency: attr('concurrency'),
-      timeoutMs: attr('timeout-ms'),
-      untrustedOutput: this.hasAttribute('untrusted-output'),
       inputSchemaText: texts.inputSchemaText,
       outputSchemaText: texts.outputSchemaText,
-    });
+    };
+    for (const name of CONTRACT_ATTRIBUTES) declaration[name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())] = attr(name);
+    declaration.untrustedOutput = this.hasAttribute('untrusted-output');
+    const result = contractFromDeclaration(declaration as unknown as CapabilityDeclaration);
     const problems = [...texts.problems, ...(result.ok ? [] : result.problems)];
     return problems.length || !result.ok ? { ok: false as const, problems } : result;
   }
 
-  private _state(): CapabilityState {
-    const state: CapabilityState = { available: !this.hasAttribute('unavailable') };
-    const reason = this.getAttribute('unavailable');
-    if (reason) state.unavailableReason = reason;
-    const note = this.getAttribute('note');
-    if (note) state.note = note;
-    return state;
-  }
-
   /** An `<agent-view>` above this element that is not upgraded yet: wait for its context. */
-  private _viewPending(): boolean {
+  #viewPending(): boolean {
     // The path a context request travels: into assigned slots, out of shadow roots.
     for (
       let n: Node | null = this.assignedSlot ?? this.parentNode;
@@ -341,69 +317,52 @@ export class AgentCapabilityElement extends ReactiveElement {
     return false;
   }
 
-  private _refuse(
-    registry: AgentSurfaceRegistry,
-    key: string,
-    error: DefinitionErrorPayload,
-    capabilityId?: string,
-  ): void {
-    this._release();
-    if (this._refusal?.registry === registry && this._refusal.key === key) return;
-    this._refusal = { registry, key };
-    console.error(
-      `[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`,
-    );
+  #refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string): void {
+    this.#release();
+    if (this.#refusal?.registry === registry && this.#refusal.key === key) return;
+    this.#refusal = { registry, key };
+    console.error(`[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`);
     this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
   }
 
-  private _release(): void {
-    this._desired = undefined;
-    const handle = this._handle;
-    this._handle = undefined;
-    this._registeredIn = undefined;
-    this._key = undefined;
-    this._stateKey = undefined;
-    handle?.unregister();
+  #release(): void {
+    this.#desired = undefined;
+    const current = this.#current;
+    this.#current = undefined;
+    current?.handle.unregister();
   }
 
-  private _runAction = (input: JsonObject, ctx: InvocationContext): unknown =>
-    this.handler ? this.handler(input, ctx) : this._dispatchInvoke('action', input, ctx);
+  #run = (input: JsonObject, ctx: InvocationContext): unknown =>
+    this.handler ? this.handler(input, ctx) : this.#dispatchInvoke('action', input, ctx);
 
-  private _readValue = (ctx: InvocationContext, input: JsonObject): unknown =>
-    this.read ? this.read(ctx, input) : this._dispatchInvoke('observation', input ?? {}, ctx);
+  #read = (ctx: InvocationContext, input: JsonObject): unknown =>
+    this.read ? this.read(ctx, input) : this.#dispatchInvoke('observation', input ?? {}, ctx);
 
-  private _dispatchInvoke(kind: CapabilityKind, input: JsonObject, ctx: InvocationContext): unknown {
-    const capabilityId = this._handle?.capabilityId ?? '';
+  #dispatchInvoke(kind: CapabilityKind, input: JsonObject, ctx: InvocationContext): unknown {
+    const capabilityId = this.#current?.handle.capabilityId ?? '';
     let response: { value: unknown } | undefined;
     let open = true;
-    const event = new AgentInvokeEvent({
-      capabilityId,
-      ...(ctx.instanceId !== undefined ? { instanceId: ctx.instanceId } : {}),
-      kind,
-      input,
-      invocationId: ctx.invocationId,
-      consumer: ctx.consumer,
-      signal: ctx.signal,
-      respondWith(value: unknown) {
-        if (!open) {
-          throw new Error(
-            'agent-invoke: call respondWith() synchronously inside the event listener, not after it returned',
-          );
-        }
-        if (response) throw new Error('agent-invoke: respondWith() was already called for this call');
-        response = { value };
-      },
-    });
-    this.dispatchEvent(event);
+    this.dispatchEvent(
+      new AgentInvokeEvent({
+        capabilityId,
+        ...(ctx.instanceId !== undefined ? { instanceId: ctx.instanceId } : {}),
+        kind,
+        input,
+        invocationId: ctx.invocationId,
+        consumer: ctx.consumer,
+        signal: ctx.signal,
+        respondWith(value: unknown) {
+          if (!open) throw new Error('agent-invoke: call respondWith() synchronously, inside the listener');
+          if (response) throw new Error('agent-invoke: respondWith() was already called');
+          response = { value };
+        },
+      }),
+    );
     open = false;
     if (!response) {
-      throw new AgentSurfaceError(
-        'EXECUTION_FAILED',
-        `Nothing on the page answered ${capabilityId || 'this capability'}.`,
-        {
-          details: { reason: 'no-handler' },
-        },
-      );
+      throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
+        details: { reason: 'no-handler' },
+      });
     }
     return response.value;
   }
