@@ -54,22 +54,23 @@ function targetKey(id: string, instanceId: string | undefined): string {
   return instanceId === undefined ? id : `${id}\u0000${instanceId}`;
 }
 
-function readableId(id: string): string {
-  return id.replace(/:/g, '_').replace(/\./g, '__').replace(UNSAFE_CHAR, '_');
-}
-
 /**
  * The wire name with a given collision level. Level 0 is the public encoding; level n ≥ 1 always
  * carries a hash of `BASE_HASH_LENGTH + n * HASH_STEP` characters, used to separate names that
  * collided inside one catalog.
  */
 export function encodeWireNameAtLevel(id: string, instanceId: string | undefined, level: number): string {
-  const canonical = isCanonicalCapabilityId(id);
-  const plainInstance = instanceId === undefined || PLAIN_INSTANCE.test(instanceId);
-  const idPart = readableId(id);
-  const instancePart = instanceId === undefined ? '' : `_at_${instanceId.replace(UNSAFE_CHAR, '_')}`;
+  // A canonical id and a plain instance have nothing to escape but `:` and `.` (the common case).
+  const plain = isCanonicalCapabilityId(id) && (instanceId === undefined || PLAIN_INSTANCE.test(instanceId));
+  // `:` → `_`, `.` → `__`, anything else outside `[A-Za-z0-9_-]` → `_`.
+  let idPart = id.replace(':', '_').replace(DOTS, '__');
+  let instancePart = instanceId === undefined ? '' : `_at_${instanceId}`;
+  if (!plain) {
+    idPart = idPart.replace(UNSAFE_CHAR, '_');
+    instancePart = instancePart.replace(UNSAFE_CHAR, '_');
+  }
   const readable = idPart + instancePart;
-  if (level === 0 && canonical && plainInstance && readable.length <= WIRE_NAME_MAX_LENGTH) return readable;
+  if (level === 0 && plain && readable.length <= WIRE_NAME_MAX_LENGTH) return readable;
   const hashLength = Math.min(BASE_HASH_LENGTH + level * HASH_STEP, WIRE_NAME_MAX_LENGTH - 1);
   const hash = wireHash(`${level}\u0001${targetKey(id, instanceId)}`, hashLength);
   return `${shorten(idPart, instancePart, WIRE_NAME_MAX_LENGTH - 1 - hashLength)}-${hash}`;
@@ -127,16 +128,6 @@ function shorten(idPart: string, instancePart: string, room: number): string {
  * Reverse it only through the catalog's `wireNameMap()`: shortened and hashed names are not reversible.
  */
 export function encodeWireName(id: string, instanceId?: string): string {
-  // Fast path for the common case: a canonical id, a plain instance, a name that fits.
-  if (
-    id.length <= WIRE_NAME_MAX_LENGTH &&
-    isCanonicalCapabilityId(id) &&
-    (instanceId === undefined || PLAIN_INSTANCE.test(instanceId))
-  ) {
-    const name =
-      id.replace(':', '_').replace(DOTS, '__') + (instanceId === undefined ? '' : `_at_${instanceId}`);
-    if (name.length <= WIRE_NAME_MAX_LENGTH) return name;
-  }
   return encodeWireNameAtLevel(id, instanceId, 0);
 }
 
