@@ -12,30 +12,6 @@ import { compareTreeOrder } from './tree-order.js';
 const groups = new WeakMap<AgentSurfaceRegistry, Map<string, Set<AgentViewElement>>>();
 const dirtyGroups = new Set<Set<AgentViewElement>>();
 
-function scheduleGroup(group: Set<AgentViewElement>): void {
-  if (dirtyGroups.size === 0) queueMicrotask(flushGroups);
-  dirtyGroups.add(group);
-}
-
-function flushGroups(): void {
-  const pending = [...dirtyGroups];
-  dirtyGroups.clear();
-  for (const group of pending) {
-    const members = [...group].sort(compareTreeOrder);
-    const many = members.length > 1;
-    if (many && DEV_MODE) {
-      const name = members[0]!.name;
-      issueWarning(
-        'duplicate-view',
-        name,
-        `${members.length} <agent-view name="${name}"> elements have no instance="…": give each a distinct instance ` +
-          `so agents can tell them apart. Until then they get instance ids from document order ("1", "2", …).`,
-      );
-    }
-    members.forEach((view, i) => view._setAutoInstance(many ? String(i + 1) : undefined));
-  }
-}
-
 /**
  * One rendered view instance. Capabilities inside get the id `view:<name>.<capability name>` and
  * register with the view's `instance` as their instance id. Views are flat: a view inside another
@@ -66,52 +42,35 @@ export class AgentViewElement extends ReactiveElement {
   /** The instance id, when the view is rendered more than once. */
   declare instance: string | undefined;
 
-  private _auto: string | undefined;
-  private _group: Set<AgentViewElement> | undefined;
-  private _logged: string | undefined;
-  private _provider = new ContextProvider(this, { context: viewContext });
-  private _parentValue: AgentViewContextValue | undefined;
-  private _registryValue: AgentSurfaceRegistry | undefined;
-  private _parent = new ContextConsumer(this, {
-    context: viewContext,
-    subscribe: true,
-    callback: (value) => {
-      this._parentValue = value;
-      this._refresh();
-    },
-  });
-  private _registry = new ContextConsumer(this, {
-    context: registryContext,
-    subscribe: true,
-    callback: (value) => {
-      this._registryValue = value;
-      this._refresh();
-    },
-  });
+  #auto: string | undefined;
+  #group: Set<AgentViewElement> | undefined;
+  #logged: string | undefined;
+  #provider = new ContextProvider(this, { context: viewContext });
+  #parent = new ContextConsumer(this, { context: viewContext, subscribe: true, callback: () => this.#refresh() });
+  #registry = new ContextConsumer(this, { context: registryContext, subscribe: true, callback: () => this.#refresh() });
 
   /** The view context this element provides (`undefined` before it first connects). */
   get viewContext(): AgentViewContextValue | undefined {
-    return this._provider.value;
+    return this.#provider.value;
   }
 
   override connectedCallback(): void {
-    this._parentValue = undefined;
-    this._registryValue = undefined;
+    this.#parent.value = this.#registry.value = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
-    this._refresh();
+    this.#refresh();
     // A move keeps the group but may change the order (reactions run after the move: no leave/join).
-    if (this._group) scheduleGroup(this._group);
+    if (this.#group) AgentViewElement.#schedule(this.#group);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this._refresh();
+    this.#refresh();
   }
 
   protected override updated(changed: PropertyValues<this>): void {
     super.updated(changed);
-    if (changed.has('name') || changed.has('instance')) this._refresh();
+    if (changed.has('name') || changed.has('instance')) this.#refresh();
   }
 
   protected override createRenderRoot(): HTMLElement | DocumentFragment {
@@ -121,49 +80,51 @@ export class AgentViewElement extends ReactiveElement {
     return root;
   }
 
-  /** @internal Called by the group bookkeeping. */
-  _setAutoInstance(instance: string | undefined): void {
-    if (instance === this._auto) return;
-    this._auto = instance;
-    this._refresh();
+  static #schedule(group: Set<AgentViewElement>): void {
+    if (!dirtyGroups.size) queueMicrotask(AgentViewElement.#flush);
+    dirtyGroups.add(group);
+  }
+
+  static #flush(): void {
+    const pending = [...dirtyGroups];
+    dirtyGroups.clear();
+    for (const group of pending) {
+      const members = [...group].sort(compareTreeOrder);
+      const many = members.length > 1;
+      if (many && DEV_MODE) {
+        const name = members[0]!.name;
+        issueWarning(
+          'duplicate-view',
+          name,
+          `${members.length} <agent-view name="${name}"> elements have no instance="…": give each a distinct instance ` +
+            `so agents can tell them apart. Until then they get instance ids from document order ("1", "2", …).`,
+        );
+      }
+      members.forEach((view, i) => {
+        const auto = many ? String(i + 1) : undefined;
+        if (auto === view.#auto) return;
+        view.#auto = auto;
+        view.#refresh();
+      });
+    }
   }
 
   // Runs synchronously on connect so children that connect right after see the right context.
-  private _refresh(): void {
+  #refresh(): void {
     const name = this.name;
     const instance = this.instance || undefined;
-    const parent = this.isConnected ? this._parentValue : undefined;
-    let refused: string | undefined;
-    if (!name) {
-      refused = `<agent-view> has no name="…": give it the view's name; the capabilities inside it are not registered`;
-    } else if (parent) {
-      refused =
-        `<agent-view name="${name}"> is inside <agent-view name="${parent.name}">: views are flat, so the ` +
-        `capabilities inside the inner view are not registered. Move it out, or make its capabilities part of the outer view.`;
-    }
-    if (refused && refused !== this._logged) console.error(`[agent-surface-kit INVALID_VIEW] ${refused}`);
-    this._logged = refused;
+    const parent = this.isConnected ? this.#parent.value : undefined;
+    const refused = !name
+      ? `<agent-view> has no name="…": give it the view's name; the capabilities inside it are not registered`
+      : parent
+        ? `<agent-view name="${name}"> is inside <agent-view name="${parent.name}">: views are flat, so the ` +
+          `capabilities inside the inner view are not registered. Move it out, or make its capabilities part of the outer view.`
+        : undefined;
+    if (refused && refused !== this.#logged) console.error(`[agent-surface-kit INVALID_VIEW] ${refused}`);
+    this.#logged = refused;
 
-    const registry = this.isConnected && !refused && !instance ? this._registryValue : undefined;
-    this._joinGroup(registry, name);
-
-    const next: AgentViewContextValue = refused
-      ? { name: name ?? '', refused }
-      : instance || this._auto
-        ? { name, instance: instance || this._auto }
-        : { name };
-    const current = this._provider.value;
-    if (
-      !current ||
-      current.name !== next.name ||
-      current.instance !== next.instance ||
-      current.refused !== next.refused
-    ) {
-      this._provider.setValue(next);
-    }
-  }
-
-  private _joinGroup(registry: AgentSurfaceRegistry | undefined, name: string): void {
+    // Join the group of same-named views without an instance in this registry (or leave it).
+    const registry = this.isConnected && !refused && !instance ? this.#registry.value : undefined;
     let group: Set<AgentViewElement> | undefined;
     if (registry) {
       let byName = groups.get(registry);
@@ -171,17 +132,33 @@ export class AgentViewElement extends ReactiveElement {
       group = byName.get(name);
       if (!group) byName.set(name, (group = new Set()));
     }
-    if (group === this._group) return;
-    if (this._group) {
-      this._group.delete(this);
-      scheduleGroup(this._group);
+    if (group !== this.#group) {
+      if (this.#group) {
+        this.#group.delete(this);
+        AgentViewElement.#schedule(this.#group);
+      }
+      this.#group = group;
+      if (group) {
+        group.add(this);
+        AgentViewElement.#schedule(group);
+      } else {
+        this.#auto = undefined;
+      }
     }
-    this._group = group;
-    if (group) {
-      group.add(this);
-      scheduleGroup(group);
-    } else {
-      this._auto = undefined;
+
+    const next: AgentViewContextValue = refused
+      ? { name: name ?? '', refused }
+      : instance || this.#auto
+        ? { name, instance: instance || this.#auto }
+        : { name };
+    const current = this.#provider.value;
+    if (
+      !current ||
+      current.name !== next.name ||
+      current.instance !== next.instance ||
+      current.refused !== next.refused
+    ) {
+      this.#provider.setValue(next);
     }
   }
 }
