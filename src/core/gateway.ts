@@ -17,18 +17,20 @@ import { describeCapability } from './toolset.js';
 import { randomId } from './toolset-common.js';
 import { callGatewayTool, prepareToolExecution } from './toolset-exec.js';
 import type {
-  AgentConsumer,
   AgentExposureGateway,
   AgentSurfaceAuthority,
   AgentTool,
   AgentToolCall,
+  DefinitionErrorCode,
   ExposeToolOptions,
   ExposureGatewayOptions,
+  JsonObject,
 } from './types.js';
 import { encodeWireName } from './wire-names.js';
 
-const DEFAULT_MAX_INPUT_BYTES = 64 * 1024;
-const DEFAULT_MAX_OUTPUT_BYTES = 32 * 1024;
+function refuse(code: DefinitionErrorCode, message: string, details?: JsonObject): never {
+  throw new AgentSurfaceDefinitionError(code, message, details);
+}
 
 /**
  * A gateway for one authority. `expose` throws the authority's definition error
@@ -43,54 +45,44 @@ export function createAgentExposureGateway(
       'createAgentExposureGateway: pass an authority from createCompilerAuthority() (or devAuthority() while developing)',
     );
   }
-  const consumer: AgentConsumer = options.consumer ?? { id: 'exposure-gateway', kind: 'embedded' };
-  const maxInputBytes = options.limits?.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
-  const maxOutputBytes = options.limits?.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  // Gateway tools never change once exposed: one version for the gateway's life.
-  const surfaceVersion = `gateway:${randomId()}`;
-  const exposed = new Map<string, { tool: AgentTool; capabilityId: string }>();
+  // What every tool's calls share. Gateway tools never change once exposed: one version for the gateway's life.
+  const shared = {
+    consumer: options.consumer ?? { id: 'exposure-gateway', kind: 'embedded' },
+    maxInputBytes: options.limits?.maxInputBytes ?? 64 * 1024,
+    maxOutputBytes: options.limits?.maxOutputBytes ?? 32 * 1024,
+    surfaceVersion: `gateway:${randomId()}`,
+  } satisfies Partial<GatewayToolSpec>;
+  /** Wire name → [tool, capability id]. */
+  const exposed = new Map<string, [AgentTool, string]>();
   // The first call rarely waits for the execution chunk of the CDN file (a no-op when linked).
   prepareToolExecution();
 
   const expose = ({ contract, token, handler }: ExposeToolOptions): AgentTool => {
-    if (typeof handler !== 'function') {
-      throw new AgentSurfaceDefinitionError(
-        'INVALID_REGISTRATION',
-        'gateway.expose: a standalone tool needs a handler(input, ctx)',
-      );
-    }
+    if (typeof handler !== 'function')
+      refuse('INVALID_REGISTRATION', 'gateway.expose: a standalone tool needs a handler(input, ctx)');
     const admission = authority.admit(contract, token);
     if (!admission.ok) {
       const { code, message, details } = admission.error;
-      throw new AgentSurfaceDefinitionError(code, message, details);
+      refuse(code, message, details);
     }
     const c = admission.contract;
+    const id = { capabilityId: c.id };
     if (c.confirmation === 'required') {
-      throw new AgentSurfaceDefinitionError(
+      refuse(
         'INVALID_REGISTRATION',
-        `gateway.expose: "${c.id}" requires confirmation, which needs a registry and a person's UI; register it in a registry instead`,
-        { capabilityId: c.id },
+        `gateway.expose: "${c.id}" requires confirmation: register it in a registry, which asks a person`,
+        id,
       );
     }
     const name = encodeWireName(c.id);
-    if (exposed.has(name)) {
-      throw new AgentSurfaceDefinitionError(
-        'DUPLICATE_REGISTRATION',
-        `gateway.expose: "${c.id}" is already exposed as "${name}"`,
-        {
-          capabilityId: c.id,
-        },
-      );
-    }
+    if (exposed.has(name))
+      refuse('DUPLICATE_REGISTRATION', `gateway.expose: "${c.id}" is already exposed as "${name}"`, id);
     const spec: GatewayToolSpec = {
+      ...shared,
       contract: c,
       handler,
       validateInput: admission.validateInput,
       validateOutput: admission.validateOutput,
-      consumer,
-      maxInputBytes,
-      maxOutputBytes,
-      surfaceVersion,
     };
     const tool: AgentTool = Object.freeze({
       name,
@@ -103,16 +95,14 @@ export function createAgentExposureGateway(
       state: Object.freeze({ available: true }),
       execute: (input: unknown, call?: AgentToolCall) => callGatewayTool(spec, input, call),
     });
-    exposed.set(name, { tool, capabilityId: c.id });
+    exposed.set(name, [tool, c.id]);
     return tool;
   };
 
   return Object.freeze({
     expose,
-    tools: () => [...exposed.values()].map((e) => e.tool),
-    wireNameMap: () => new Map([...exposed].map(([name, e]) => [name, e.capabilityId])),
-    withdraw(name: string): boolean {
-      return exposed.delete(name);
-    },
+    tools: () => [...exposed.values()].map((e) => e[0]),
+    wireNameMap: () => new Map([...exposed].map(([name, e]) => [name, e[1]])),
+    withdraw: (name: string): boolean => exposed.delete(name),
   });
 }
