@@ -71,32 +71,25 @@ export class AgentConfirmElement extends ReactiveElement {
   declare registry: AgentSurfaceRegistry | undefined;
   declare _pending: readonly PendingConfirmation[];
 
-  private _contextRegistry: AgentSurfaceRegistry | undefined;
-  private _subscribed: AgentSurfaceRegistry | undefined;
-  private _unsubscribe: (() => void) | undefined;
-  private _connection: AbortController | undefined;
+  #subscribed: AgentSurfaceRegistry | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #connection: AbortController | undefined;
   /** Settles when the dialog chunk has loaded (and is attached) or failed to load. */
-  private _dialogReady: Promise<void>;
-  private _context = new ContextConsumer(this, {
-    context: registryContext,
-    subscribe: true,
-    callback: (value) => {
-      this._contextRegistry = value;
-    },
-  });
+  #dialogReady: Promise<void>;
+  #context = new ContextConsumer(this, { context: registryContext, subscribe: true });
 
   constructor() {
     super();
     this.activationDelay = 500;
     this._pending = [];
     // Fetched per element, not at import: a page without <agent-confirm> never downloads the dialog.
-    this._dialogReady = dialogChunk.load().then(
+    this.#dialogReady = dialogChunk.load().then(
       ({ ConfirmDialog }) => {
         // The dialog's content and behaviour: a controller that fills and drives the shell's <dialog>.
         this.addController(
           new ConfirmDialog(this, {
-            visible: () => this._visible(),
-            settle: (p, approve) => this._settle(p, approve),
+            visible: () => this.#visible(),
+            settle: (p, approve) => this.#settle(p, approve),
           }),
         );
         this.requestUpdate();
@@ -113,28 +106,28 @@ export class AgentConfirmElement extends ReactiveElement {
 
   /** Also waits for the dialog chunk and the render that follows it. */
   protected override async getUpdateComplete(): Promise<boolean> {
-    await this._dialogReady;
+    await this.#dialogReady;
     return super.getUpdateComplete();
   }
 
   override connectedCallback(): void {
-    this._contextRegistry = undefined;
+    this.#context.value = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
-    this._connection = new AbortController();
+    this.#connection = new AbortController();
     this.ownerDocument.addEventListener('visibilitychange', () => this.requestUpdate(), {
-      signal: this._connection.signal,
+      signal: this.#connection.signal,
     });
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this._connection?.abort();
-    this._subscribe(undefined);
+    this.#connection?.abort();
+    this.#subscribe(undefined);
   }
 
   /** Pending, unexpired records, newest first: what the dialog shows. */
-  private _visible(): PendingConfirmation[] {
+  #visible(): PendingConfirmation[] {
     const now = Date.now();
     return this._pending
       .filter((p) => p.status === 'pending' && p.expiresAt > now)
@@ -143,25 +136,25 @@ export class AgentConfirmElement extends ReactiveElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     super.willUpdate(changed);
-    this._subscribe(this.isConnected ? (this.registry ?? this._contextRegistry) : undefined);
+    this.#subscribe(this.isConnected ? (this.registry ?? this.#context.value) : undefined);
   }
 
-  private _subscribe(registry: AgentSurfaceRegistry | undefined): void {
-    if (registry === this._subscribed) return;
-    this._unsubscribe?.();
-    this._unsubscribe = undefined;
-    this._subscribed = registry;
+  #subscribe(registry: AgentSurfaceRegistry | undefined): void {
+    if (registry === this.#subscribed) return;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#subscribed = registry;
     this._pending = registry ? registry.confirmations.list() : [];
     if (registry) {
-      this._unsubscribe = registry.confirmations.subscribe((pending) => {
+      this.#unsubscribe = registry.confirmations.subscribe((pending) => {
         this._pending = pending;
       });
     }
   }
 
   /** Records a decision the dialog has checked (a person's trusted input after the activation delay). */
-  private _settle(p: PendingConfirmation, approve: boolean): void {
-    const confirmations = this._subscribed?.confirmations;
+  #settle(p: PendingConfirmation, approve: boolean): void {
+    const confirmations = this.#subscribed?.confirmations;
     if (!confirmations) return;
     if (approve) confirmations.approve(p.confirmationId);
     else confirmations.deny(p.confirmationId, 'denied by the person');

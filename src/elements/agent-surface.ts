@@ -54,24 +54,24 @@ export class AgentSurfaceElement extends ReactiveElement {
   declare policies: readonly AgentSurfacePolicy[] | undefined;
   declare limits: RegistryLimits | undefined;
 
-  private _given: AgentSurfaceRegistry | undefined;
-  private _owned: AgentSurfaceRegistry | undefined;
-  private _ownedAuthority: AgentSurfaceAuthority | undefined;
-  private _appliedPolicies: readonly AgentSurfacePolicy[] | undefined;
-  private _unlisten: Array<() => void> = [];
-  private _listeningTo: AgentSurfaceRegistry | undefined;
-  private _disposeTimer: ReturnType<typeof setTimeout> | undefined;
-  private _provider = new ContextProvider(this, { context: registryContext });
+  #given: AgentSurfaceRegistry | undefined;
+  #owned: AgentSurfaceRegistry | undefined;
+  #ownedAuthority: AgentSurfaceAuthority | undefined;
+  #appliedPolicies: readonly AgentSurfacePolicy[] | undefined;
+  #unlisten: Array<() => void> = [];
+  #listeningTo: AgentSurfaceRegistry | undefined;
+  #disposeTimer: ReturnType<typeof setTimeout> | undefined;
+  #provider = new ContextProvider(this, { context: registryContext });
   // Answers "no view" to capabilities outside any view (see NoViewProvider).
-  private _noView = new NoViewProvider(this);
+  #noView = new NoViewProvider(this);
 
   get registry(): AgentSurfaceRegistry | undefined {
-    return this._given ?? this._owned;
+    return this.#given ?? this.#owned;
   }
 
   set registry(value: AgentSurfaceRegistry | undefined) {
     const old = this.registry;
-    this._given = value ?? undefined;
+    this.#given = value ?? undefined;
     this.requestUpdate('registry', old);
   }
 
@@ -99,29 +99,29 @@ export class AgentSurfaceElement extends ReactiveElement {
     super.requestUpdate(name, oldValue, options, useNewValue, newValue);
     // The registry follows its inputs at once: `surface.registry` is there right after `surface.authority = …`.
     if ((name === 'authority' || name === 'registry' || name === 'policies') && this.isConnected)
-      this._sync();
+      this.#sync();
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
     // A move (disconnect and reconnect within one task) keeps the registry and every registration.
-    clearTimeout(this._disposeTimer);
-    this._disposeTimer = undefined;
-    this._sync();
+    clearTimeout(this.#disposeTimer);
+    this.#disposeTimer = undefined;
+    this.#sync();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    clearTimeout(this._disposeTimer);
-    this._disposeTimer = setTimeout(() => {
-      this._disposeTimer = undefined;
-      if (!this.isConnected) this._release();
+    clearTimeout(this.#disposeTimer);
+    this.#disposeTimer = setTimeout(() => {
+      this.#disposeTimer = undefined;
+      if (!this.isConnected) this.#release();
     });
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     super.willUpdate(changed);
-    this._sync();
+    this.#sync();
   }
 
   protected override createRenderRoot(): HTMLElement | DocumentFragment {
@@ -132,40 +132,40 @@ export class AgentSurfaceElement extends ReactiveElement {
   }
 
   /** Brings registry, policies, event forwarding and the provided context in line with the properties. */
-  private _sync(): void {
-    if (this._given) {
-      this._disposeOwned();
+  #sync(): void {
+    if (this.#given) {
+      this.#disposeOwned();
     } else if (this.authority && this.isConnected) {
-      if (this._owned && (this._ownedAuthority !== this.authority || this._owned.disposed))
-        this._disposeOwned();
-      if (!this._owned) {
-        this._owned = createAgentSurfaceRegistry({
+      if (this.#owned && (this.#ownedAuthority !== this.authority || this.#owned.disposed))
+        this.#disposeOwned();
+      if (!this.#owned) {
+        this.#owned = createAgentSurfaceRegistry({
           authority: this.authority,
           ...(this.policies ? { policies: this.policies } : {}),
           ...(this.limits ? { limits: this.limits } : {}),
         });
-        this._ownedAuthority = this.authority;
-        this._appliedPolicies = this.policies;
+        this.#ownedAuthority = this.authority;
+        this.#appliedPolicies = this.policies;
       }
     } else if (!this.authority) {
-      this._disposeOwned();
+      this.#disposeOwned();
     }
     const registry = this.registry;
-    if (registry && this.policies && this._appliedPolicies !== this.policies) {
+    if (registry && this.policies && this.#appliedPolicies !== this.policies) {
       registry.setPolicies(this.policies);
-      this._appliedPolicies = this.policies;
+      this.#appliedPolicies = this.policies;
     }
-    this._listen(registry);
-    this._provider.setValue(registry);
+    this.#listen(registry);
+    this.#provider.setValue(registry);
   }
 
-  private _listen(registry: AgentSurfaceRegistry | undefined): void {
-    if (registry === this._listeningTo) return;
-    for (const off of this._unlisten) off();
-    this._unlisten = [];
-    this._listeningTo = registry;
+  #listen(registry: AgentSurfaceRegistry | undefined): void {
+    if (registry === this.#listeningTo) return;
+    for (const off of this.#unlisten) off();
+    this.#unlisten = [];
+    this.#listeningTo = registry;
     if (!registry) return;
-    this._unlisten.push(
+    this.#unlisten.push(
       registry.on('surface-changed', (e) =>
         this.dispatchEvent(new AgentSurfaceChangedEvent(e.surfaceVersion)),
       ),
@@ -174,22 +174,22 @@ export class AgentSurfaceElement extends ReactiveElement {
     );
   }
 
-  private _disposeOwned(): void {
-    if (!this._owned) return;
-    const owned = this._owned;
-    this._owned = undefined;
-    this._ownedAuthority = undefined;
-    this._appliedPolicies = undefined;
-    if (this._listeningTo === owned) this._listen(undefined);
+  #disposeOwned(): void {
+    if (!this.#owned) return;
+    const owned = this.#owned;
+    this.#owned = undefined;
+    this.#ownedAuthority = undefined;
+    this.#appliedPolicies = undefined;
+    if (this.#listeningTo === owned) this.#listen(undefined);
     owned.dispose();
   }
 
   /** Removed for good: dispose the registry this element created and stop providing it. */
-  private _release(): void {
-    this._disposeOwned();
+  #release(): void {
+    this.#disposeOwned();
     // Stop listening to a given registry too: it may outlive this element.
-    this._listen(undefined);
-    this._provider.setValue(this.registry);
+    this.#listen(undefined);
+    this.#provider.setValue(this.registry);
   }
 }
 
