@@ -70,9 +70,8 @@ export class AgentSurfaceDefinitionError extends Error {
   }
 
   toPayload(): DefinitionErrorPayload {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    const { code, message, details } = this;
+    return details === undefined ? { code, message } : { code, message, details };
   }
 }
 

@@ -79,12 +79,6 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
 
   constructor(options: ConfirmationStoreOptions) {
     this.#options = options;
-    // The public methods are handed around detached, as the real store's are.
-    this.list = this.list.bind(this);
-    this.subscribe = this.subscribe.bind(this);
-    this.approve = this.approve.bind(this);
-    this.deny = this.deny.bind(this);
-    this.waitFor = this.waitFor.bind(this);
   }
 
   /** The real store once the chunk has loaded (built on first use), else undefined. */
@@ -101,17 +95,17 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
   #need(): RealConfirmationStore {
     const real = this.#store();
     // Only the pipeline fills the store, and it runs once the chunk has loaded: this is a kit bug.
-    if (real === undefined) throw new Error('agent-surface-kit: the confirmation store was written before the invoke pipeline loaded');
+    if (real === undefined) throw new Error('agent-surface-kit: confirmations written before the invoke pipeline loaded');
     return real;
   }
 
   // -- the person's side: an empty store's answers until the real one exists -------------------
 
-  list(): PendingConfirmation[] {
-    return this.#store()?.list() ?? [];
-  }
+  // The public methods are handed around detached, as the real store's are: arrow properties.
 
-  subscribe(listener: Listener): () => void {
+  list = (): PendingConfirmation[] => this.#store()?.list() ?? [];
+
+  subscribe = (listener: Listener): (() => void) => {
     const real = this.#store();
     if (real !== undefined) return real.subscribe(listener);
     if (typeof listener !== 'function') throw new TypeError('confirmations.subscribe(listener): listener must be a function');
@@ -124,17 +118,13 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
       if (now !== undefined) now.subscribe(listener)();
       else this.#early.delete(listener);
     };
-  }
+  };
 
-  approve(confirmationId: string): boolean {
-    return this.#store()?.approve(confirmationId) ?? false;
-  }
+  approve = (confirmationId: string): boolean => this.#store()?.approve(confirmationId) ?? false;
 
-  deny(confirmationId: string, reason?: string): boolean {
-    return this.#store()?.deny(confirmationId, reason) ?? false;
-  }
+  deny = (confirmationId: string, reason?: string): boolean => this.#store()?.deny(confirmationId, reason) ?? false;
 
-  waitFor(confirmationId: string, options: { signal?: AbortSignal } = {}): Promise<ConfirmationOutcome> {
+  waitFor = (confirmationId: string, options: { signal?: AbortSignal } = {}): Promise<ConfirmationOutcome> => {
     const real = this.#store();
     if (real !== undefined) return real.waitFor(confirmationId, options);
     // Read the options as the real store does (a getter can notice); no id is known yet.
@@ -146,7 +136,7 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
     }
     isSignal(signal);
     return Promise.resolve({ status: 'unknown' });
-  }
+  };
 
   // -- the pipeline's and the registry's side ------------------------------------------------
 

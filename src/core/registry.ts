@@ -12,7 +12,8 @@ import type { IdempotencyEntry, IdempotencyStore } from './idempotency.js';
 import { ConfirmationStore, preparePipeline, runInvocation, stopCalls } from './pipeline.js';
 import type { QueueWaiter, SerialSlot } from './queue.js';
 import type { RunningCalls } from './running.js';
-import { buildSnapshot, compareRegistrations, SnapshotCache } from './snapshot.js';
+import { buildSnapshot, compareRegistrations } from './snapshot.js';
+import { scopeKey } from './scope.js';
 import type {
   Admission,
   AdmittedContract,
@@ -111,7 +112,7 @@ export class Registration implements SerialSlot {
   // SerialSlot
   running = false;
   waiting: QueueWaiter<unknown>[] | undefined = undefined;
-  #descriptor: CapabilityDescriptor | undefined = undefined;
+  #descriptor: CapabilityDescriptor | undefined;
 
   constructor(
     readonly id: string,
@@ -163,41 +164,48 @@ type Listeners = { [K in keyof RegistryEventMap]: readonly Listener<K>[] };
 
 function checkPolicies(policies: unknown, where: string): readonly AgentSurfacePolicy[] {
   if (policies === undefined || policies === null) return Object.freeze([]);
-  if (!Array.isArray(policies)) throw new TypeError(`${where}: policies must be an array of { name, discover?, authorize? }`);
-  for (const policy of policies as (AgentSurfacePolicy | null)[]) {
-    if (policy === null || typeof policy !== 'object' || typeof policy.name !== 'string' || policy.name === '') {
-      throw new TypeError(`${where}: every policy needs a non-empty string name`);
-    }
-    for (const hook of ['discover', 'authorize'] as const) {
-      if (policy[hook] !== undefined && typeof policy[hook] !== 'function') {
-        throw new TypeError(`${where}: policy "${policy.name}": ${hook} must be a function`);
-      }
-    }
+  const bad = (p: AgentSurfacePolicy | null): boolean =>
+    p === null ||
+    typeof p !== 'object' ||
+    typeof p.name !== 'string' ||
+    p.name === '' ||
+    [p.discover, p.authorize].some((hook) => hook !== undefined && typeof hook !== 'function');
+  // A copy: holes become undefined entries, which are refused too.
+  const list = Array.isArray(policies) ? [...(policies as (AgentSurfacePolicy | null)[])] : undefined;
+  if (list === undefined || list.some(bad)) {
+    throw new TypeError(`${where}: policies must be an array of { name: non-empty string, discover?(ctx), authorize?(ctx) }`);
   }
-  return Object.freeze([...(policies as AgentSurfacePolicy[])]);
+  return Object.freeze(list as AgentSurfacePolicy[]);
 }
 
 /** `state` over `base` (normalized already: at most these three fields), frozen. */
 function normalizeState(state: unknown, base: CapabilityState, where: string): CapabilityState {
   if (state === undefined || state === null) return base;
-  if (typeof state !== 'object') throw new TypeError(`${where}: state must be an object { available?, unavailableReason?, note? }`);
+  const bad = (): TypeError => new TypeError(`${where}: state must be { available?: boolean, unavailableReason?: string, note?: string }`);
+  if (typeof state !== 'object') throw bad();
   const s = state as Partial<CapabilityState>;
   const next: { available: boolean; unavailableReason?: string; note?: string } = { ...base };
   if ('available' in s && s.available !== undefined) {
-    if (typeof s.available !== 'boolean') throw new TypeError(`${where}: state.available must be a boolean`);
+    if (typeof s.available !== 'boolean') throw bad();
     next.available = s.available;
   }
   for (const key of ['unavailableReason', 'note'] as const) {
     if (!(key in s)) continue;
     const value = s[key];
     if (value === undefined || value === null || value === '') delete next[key];
-    else if (typeof value !== 'string') throw new TypeError(`${where}: state.${key} must be a string`);
+    else if (typeof value !== 'string') throw bad();
     else next[key] = value;
   }
   // A reason only means something while the capability is unavailable.
   if (next.available) delete next.unavailableReason;
   return Object.freeze(next);
 }
+
+/** Where an authority comes from: said by the errors about a missing or malformed one. */
+const FIX = 'createCompilerAuthority({ manifest, validators }) (from the module `agent-surface compile` writes), or devAuthority() while developing';
+
+/** Snapshots kept per surface version; more distinct (consumer, scope) pairs start over. */
+const MAX_MEMO = 64;
 
 const AVAILABLE: CapabilityState = Object.freeze({ available: true });
 
@@ -225,7 +233,12 @@ export class RegistryCore {
   readonly slots = new Map<string, CapabilitySlot>();
   /** Every registration, in descriptor order. */
   readonly ordered: Registration[] = [];
-  readonly snapshots = new SnapshotCache();
+  /**
+   * Snapshots of the surface at `#memoAt`, per (consumer, scope): a repeated call returns the very
+   * same frozen object. More than `MAX_MEMO` pairs start over.
+   */
+  readonly #memo = new Map<string, SurfaceSnapshot>();
+  #memoAt = -1;
   readonly confirmations: ConfirmationStore;
   /** Built by the pipeline on the first call. */
   idempotency?: IdempotencyStore<IdempotencyEntry<Registration>>;
@@ -239,9 +252,7 @@ export class RegistryCore {
   constructor(options: RegistryOptions) {
     const authority = options.authority;
     if (authority !== undefined && authority !== null && (typeof authority !== 'object' || typeof authority.admit !== 'function')) {
-      throw new TypeError(
-        'createAgentSurfaceRegistry: authority must come from createCompilerAuthority({ manifest, validators }) or devAuthority()',
-      );
+      throw new TypeError(`createAgentSurfaceRegistry: authority must come from ${FIX}`);
     }
     this.authority = authority ?? undefined;
     this.#usePolicies(checkPolicies(options.policies, 'createAgentSurfaceRegistry'));
@@ -329,14 +340,14 @@ export class RegistryCore {
 
   register(options: RegisterOptions): RegistrationHandle {
     if (this.disposed) {
-      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(): this registry was disposed; create a new registry to register again.');
+      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(): this registry was disposed; create a new one.');
     }
     if (options === null || typeof options !== 'object') {
-      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(options): options must be an object { contract, token, handler | read, instanceId?, state? }');
+      throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(options): pass { contract, token, handler | read, instanceId?, state? }');
     }
     const { contract, token, instanceId, handler, read, state } = options;
     if (contract === null || typeof contract !== 'object') {
-      throw new AgentSurfaceDefinitionError('INVALID_CONTRACT', 'register(options): options.contract is missing; pass the capability contract { id, kind, effect, description, … }');
+      throw new AgentSurfaceDefinitionError('INVALID_CONTRACT', 'register(options): options.contract is missing');
     }
     const declaredId = typeof contract.id === 'string' ? contract.id : String(contract.id);
     const where = `register("${declaredId}")`;
@@ -354,9 +365,7 @@ export class RegistryCore {
       this.#refuse(
         {
           code: 'UNAUTHORIZED_CONTRACT',
-          message:
-            `${where}: this registry has no authority, so it admits nothing. Pass { authority: createCompilerAuthority({ manifest, validators }) } ` +
-            '(from the module `agent-surface compile` writes) to createAgentSurfaceRegistry(), or devAuthority() while developing.',
+          message: `${where}: this registry has no authority, so it admits nothing. Give createAgentSurfaceRegistry() an authority: ${FIX}.`,
           details: { capabilityId: declaredId, reason: 'no-authority' },
         },
         declaredId,
@@ -369,17 +378,15 @@ export class RegistryCore {
       admission = this.#admit(authority, contract, token);
     } catch (error) {
       this.#refuse(
-        { code: 'INVALID_CONTRACT', message: `${where}: the authority failed on it (${String((error as Error)?.message ?? error)})` },
+        { code: 'INVALID_CONTRACT', message: `${where}: the authority threw: ${String((error as Error)?.message ?? error)}` },
         declaredId,
         instanceId,
         `admit-threw:${declaredId}`,
       );
     }
-    if (admission === null || typeof admission !== 'object' || admission.ok !== true) {
+    if (admission?.ok !== true) {
       const error: DefinitionErrorPayload =
-        admission && typeof admission === 'object' && admission.ok === false && admission.error
-          ? admission.error
-          : { code: 'UNAUTHORIZED_CONTRACT', message: `${where}: the authority did not admit it.` };
+        admission?.ok === false && admission.error ? admission.error : { code: 'UNAUTHORIZED_CONTRACT', message: `${where}: the authority did not admit it.` };
       this.#refuse(error, declaredId, instanceId, `${declaredId}\u0000${String(token)}\u0000${error.message}`);
     }
     const info = contractInfo(admission);
@@ -403,7 +410,7 @@ export class RegistryCore {
         {
           code: 'DUPLICATE_REGISTRATION',
           message:
-            `Capability "${id}"${instanceId !== undefined ? ` instance "${instanceId}"` : ''} is already registered (${existing.id}). ` +
+            `register("${id}"): ${instanceId !== undefined ? `instance "${instanceId}" ` : ''}is already registered (${existing.id}). ` +
             'Unregister that handle first, or give each instance its own instanceId.',
           details: { capabilityId: id, ...withInstance(instanceId), registrationId: existing.id },
         },
@@ -498,17 +505,23 @@ export class RegistryCore {
       consumer.id === '' ||
       typeof consumer.kind !== 'string'
     ) {
-      throw new TypeError('registry.snapshot({ consumer, scope? }): consumer must be { id: non-empty string, kind: string }');
+      throw new TypeError('registry.snapshot(): consumer must be { id: non-empty string, kind: string }');
     }
     if (context.scope !== undefined && context.scope !== null && !Array.isArray(context.scope)) {
-      throw new TypeError('registry.snapshot({ consumer, scope? }): scope must be an array of strings');
+      throw new TypeError('registry.snapshot(): scope must be an array of strings');
     }
-    const key = SnapshotCache.key(context);
     const counter = this.counter;
-    let snapshot = this.snapshots.get(counter, key);
+    const memo = this.#memo;
+    if (this.#memoAt !== counter) {
+      memo.clear();
+      this.#memoAt = counter;
+    }
+    const key = consumer.kind + '\u0000' + consumer.id + '\u0000' + scopeKey(context.scope);
+    let snapshot = memo.get(key);
     if (snapshot === undefined) {
       snapshot = buildSnapshot(this.ordered, context, this.policies, this.surfaceVersion);
-      this.snapshots.set(counter, key, snapshot);
+      if (memo.size >= MAX_MEMO) memo.clear();
+      memo.set(key, snapshot);
     }
     return snapshot;
   }
@@ -535,7 +548,7 @@ export class RegistryCore {
     this.slots.clear();
     this.confirmations.dispose();
     this.idempotency?.clear();
-    this.snapshots.clear();
+    this.#memo.clear();
     this.counter++;
     this.#version = undefined;
     this.listeners = noListeners();
@@ -579,7 +592,7 @@ class Handle implements RegistrationHandle {
  */
 export function createAgentSurfaceRegistry(options: RegistryOptions = {}): AgentSurfaceRegistry {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError('createAgentSurfaceRegistry(options): options must be an object { authority, policies?, limits? }');
+    throw new TypeError('createAgentSurfaceRegistry(options): pass { authority, policies?, limits? }');
   }
   const core = new RegistryCore(options);
   preparePipeline();

@@ -1,11 +1,11 @@
 /**
  * Snapshots (DESIGN section 3): what one consumer may discover at one surface version. Descriptors
  * are frozen, built once per registration change and shared by every snapshot; the list is sorted
- * by capability id, then instance id (code-unit order, so the same on every engine). Snapshots are
- * memoized per (version, consumer, scope): a repeated call returns the very same frozen object.
+ * by capability id, then instance id (code-unit order, so the same on every engine). The registry
+ * memoizes them per (version, consumer, scope).
  */
 import { issueError } from './dev.js';
-import { compileScopeParts, scopeKey } from './scope.js';
+import { compileScopeParts } from './scope.js';
 import type { AgentConsumer, AgentSurfacePolicy, CapabilityDescriptor, SnapshotContext, SurfaceSnapshot } from './types.js';
 
 /** What a snapshot needs from a registration. */
@@ -15,9 +15,6 @@ export interface SnapshotSource {
   readonly info: { readonly plane: string; readonly path: string };
   descriptor(): CapabilityDescriptor;
 }
-
-/** Snapshots kept per surface version; more distinct (consumer, scope) pairs start over. */
-const MAX_MEMO = 64;
 
 const EMPTY: readonly CapabilityDescriptor[] = Object.freeze([]);
 
@@ -43,34 +40,6 @@ export function discoverable(
     if (visible === false) return false;
   }
   return true;
-}
-
-export class SnapshotCache {
-  #version = -1;
-  readonly #memo = new Map<string, SurfaceSnapshot>();
-
-  /** The memo key of a context: consumer kind and id, and the scope entries. */
-  static key(context: SnapshotContext): string {
-    const consumer = context.consumer;
-    return consumer.kind + '\u0000' + consumer.id + '\u0000' + scopeKey(context.scope);
-  }
-
-  get(version: number, key: string): SurfaceSnapshot | undefined {
-    return this.#version === version ? this.#memo.get(key) : undefined;
-  }
-
-  set(version: number, key: string, snapshot: SurfaceSnapshot): void {
-    if (this.#version !== version || this.#memo.size >= MAX_MEMO) {
-      this.#memo.clear();
-      this.#version = version;
-    }
-    this.#memo.set(key, snapshot);
-  }
-
-  clear(): void {
-    this.#memo.clear();
-    this.#version = -1;
-  }
 }
 
 /** Builds a snapshot from registrations already in descriptor order. */
