@@ -40,7 +40,14 @@ import type {
 } from './types.js';
 import { assignWireNames, encodeWireName } from './wire-names.js';
 
-const OPTION_KEYS = ['consumer', 'mode', 'topology', 'confirmations', 'scope', 'budget'];
+/** The options with a fixed set of values, the first being the default where there is one. */
+const CHOICES: Record<string, readonly string[]> = {
+  mode: ['direct', 'meta'],
+  topology: ['embedded', 'remote'],
+  confirmations: ['wait', 'two-phase'],
+};
+const OPTION_KEYS = ['consumer', 'scope', 'budget', ...Object.keys(CHOICES)];
+const BUDGET_KEYS = ['maxComponents', 'maxBytes'];
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -58,71 +65,59 @@ function fail(message: string): never {
 }
 
 function checkOptions(registry: AgentSurfaceRegistry, options: AgentToolsetOptions): ResolvedOptions {
-  if (
-    !registry ||
-    typeof registry.snapshot !== 'function' ||
-    typeof registry.invoke !== 'function' ||
-    typeof registry.on !== 'function'
-  ) {
+  if (!registry || (['snapshot', 'invoke', 'on'] as const).some((m) => typeof registry[m] !== 'function'))
     fail('pass a registry from createAgentSurfaceRegistry()');
-  }
   if (!options || typeof options !== 'object') fail('pass options { consumer, topology | confirmations }');
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) fail(`unknown option "${key}": use ${OPTION_KEYS.join(', ')}`);
   }
-  const { consumer } = options;
+  const { consumer, topology, scope, budget } = options;
   if (
     !consumer ||
     typeof consumer !== 'object' ||
+    !consumer.id ||
     typeof consumer.id !== 'string' ||
-    consumer.id === '' ||
     typeof consumer.kind !== 'string'
-  ) {
+  )
     fail('options.consumer must be { id, kind } with a non-empty id unique to this toolset');
+  for (const key in CHOICES) {
+    const value = options[key as keyof AgentToolsetOptions];
+    if (value !== undefined && !CHOICES[key]!.includes(value as string))
+      fail(`unknown ${key} "${String(value)}": use "${CHOICES[key]!.join('" or "')}"`);
   }
-  /** An optional choice between two values (`undefined` passes). */
-  const choose = <T extends string>(what: string, value: unknown, a: T, b: T): T | undefined => {
-    if (value !== undefined && value !== a && value !== b)
-      fail(`unknown ${what} "${String(value)}": use "${a}" or "${b}"`);
-    return value as T | undefined;
-  };
-  const mode = choose('mode', options.mode, 'direct', 'meta') ?? 'direct';
-  const topology = choose('topology', options.topology, 'embedded', 'remote');
-  if (choose('confirmations mode', options.confirmations, 'wait', 'two-phase') === undefined && !topology) {
+  const mode = options.mode ?? 'direct';
+  if (!options.confirmations && !topology)
     fail('set topology "embedded" or "remote", or confirmations "wait" | "two-phase"');
-  }
-  const confirmations = options.confirmations ?? (topology === 'remote' ? 'two-phase' : 'wait');
 
   let floor: ScopeEntry[] | undefined;
-  if (options.scope !== undefined) {
-    if (!Array.isArray(options.scope))
-      fail(`options.scope must be an array of ${SCOPE_TEXT}`);
-    floor = options.scope.map((text) => {
+  if (scope !== undefined) {
+    if (!Array.isArray(scope)) fail(`options.scope must be an array of ${SCOPE_TEXT}`);
+    floor = scope.map((text) => {
       const entry = parseScopeEntry(text);
       if (!entry) fail(`options.scope: ${JSON.stringify(text)} is not a prefix; use ${SCOPE_TEXT}`);
       return entry;
     });
+  }
+  if (budget !== undefined) {
+    if (mode !== 'meta') fail('budget applies to meta mode only: use mode "meta", or narrow with scope');
+    if (
+      !budget ||
+      typeof budget !== 'object' ||
+      Object.entries(budget).some(
+        ([key, value]) =>
+          !BUDGET_KEYS.includes(key) || (value !== undefined && !(Number.isInteger(value) && value >= 0)),
+      )
+    )
+      fail('options.budget must be { maxComponents?, maxBytes? } with non-negative integers');
+  }
+  return {
+    consumer: { id: consumer.id, kind: consumer.kind },
+    mode,
+    confirmations: options.confirmations ?? (topology === 'remote' ? 'two-phase' : 'wait'),
     // An empty array narrows nothing.
-    if (floor.length === 0) floor = undefined;
-  }
-
-  let budget: ResolvedOptions['budget'];
-  if (options.budget !== undefined) {
-    if (mode !== 'meta') {
-      fail('budget applies to meta mode only: use mode "meta", or narrow with scope');
-    }
-    const b = options.budget as Record<string, unknown>;
-    if (!b || typeof b !== 'object') fail('options.budget must be { maxComponents?, maxBytes? }');
-    for (const key of Object.keys(b)) {
-      if (key !== 'maxComponents' && key !== 'maxBytes')
-        fail(`unknown budget key "${key}": use maxComponents or maxBytes`);
-      const value = b[key];
-      if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0))
-        fail(`budget.${key} must be a non-negative integer`);
-    }
-    budget = { ...b };
-  }
-  return { consumer: { id: consumer.id, kind: consumer.kind }, mode, confirmations, floor, budget };
+    floor: floor?.length ? floor : undefined,
+    budget: budget && { ...budget },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +235,9 @@ const targetKey = ({ capabilityId, instanceId }: CapabilityDescriptor) =>
 
 /** The entry of the same (capability, instance) in an earlier catalog. */
 function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry | undefined {
-  return (catalog.index ??= new Map(catalog.entries.map((e) => [targetKey(e.descriptor), e]))).get(targetKey(d));
+  return (catalog.index ??= new Map(catalog.entries.map((e) => [targetKey(e.descriptor), e]))).get(
+    targetKey(d),
+  );
 }
 
 /**

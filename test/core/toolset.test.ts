@@ -83,9 +83,9 @@ describe('createAgentToolset options', () => {
       [{ consumer: { id: '', kind: 'x' }, topology: 'embedded' }, /consumer must be/],
       [{ consumer }, /topology "embedded".*or "remote".*confirmations "wait" \| "two-phase"/s],
       [{ consumer, topology: 'embedded', budget: { maxComponents: 5 } }, /budget applies to meta mode only/],
-      [{ consumer, topology: 'embedded', mode: 'lazy' }, /unknown mode "lazy"/],
+      [{ consumer, topology: 'embedded', mode: 'lazy' }, /unknown mode "lazy": use "direct" or "meta"/],
       [{ consumer, topology: 'cloud' }, /unknown topology "cloud"/],
-      [{ consumer, confirmations: 'later' }, /unknown confirmations mode "later"/],
+      [{ consumer, confirmations: 'later' }, /unknown confirmations "later": use "wait" or "two-phase"/],
       [{ consumer, topology: 'embedded', scope: 'devices' }, /scope must be an array/],
       [{ consumer, topology: 'embedded', scope: [''] }, /"" is not a prefix/],
       [{ consumer, topology: 'embedded', scope: ['devices..table'] }, /is not a prefix/],
@@ -93,11 +93,11 @@ describe('createAgentToolset options', () => {
       [{ consumer, topology: 'embedded', scope: [42] }, /is not a prefix/],
       [
         { consumer, mode: 'meta', topology: 'remote', budget: { maxComponents: -1 } },
-        /maxComponents must be a non-negative integer/,
+        /options\.budget must be \{ maxComponents\?, maxBytes\? \} with non-negative integers/,
       ],
       [
         { consumer, mode: 'meta', topology: 'remote', budget: { maxTokens: 5 } },
-        /unknown budget key "maxTokens"/,
+        /options\.budget must be \{ maxComponents\?, maxBytes\? \}/,
       ],
       [{ consumer, topology: 'embedded', confirmation: 'wait' }, /unknown option "confirmation"/],
     ];
