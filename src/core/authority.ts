@@ -174,23 +174,24 @@ function admitted(
   return a;
 }
 
-/** Key-order-insensitive equality of plain JSON data; anything unusual compares unequal. */
+/**
+ * Key-order-insensitive equality of plain JSON data, `b` being normalized (plain, no holes); anything
+ * unusual in `a` compares unequal.
+ */
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || !a || !b) return false;
+  const isArray = Array.isArray(a);
+  if (isArray !== Array.isArray(b) || (!isArray && Object.getPrototypeOf(a) !== Object.prototype)) return false;
   const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  // An array's `length` too: a trailing hole leaves the keys alike.
+  return (
+    ka.length === Object.keys(b).length &&
+    (!isArray || x.length === y.length) &&
+    ka.every((k) => Object.hasOwn(b, k) && jsonEqual(x[k], y[k]))
+  );
 }
 
 const DEFAULT_INPUT_SCHEMA = defaultInputSchema();
@@ -201,42 +202,29 @@ const DEFAULT_INPUT_SCHEMA = defaultInputSchema();
  * of its own. Anything else (even a harmless difference) answers false and takes the full path,
  * which decides and explains.
  */
-function sameAsManifest(c: unknown, n: NormalizedContract): boolean {
-  if (typeof c !== 'object' || c === null || Object.getPrototypeOf(c) !== Object.prototype) return false;
+function sameAsManifest(c: object, n: NormalizedContract): boolean {
+  if (c == null || Object.getPrototypeOf(c) !== Object.prototype) return false;
   const rec = c as Record<string, unknown>;
   const target = n as unknown as Record<string, unknown>;
-  let present = 0;
-  for (const key in rec) {
-    const value = rec[key];
-    if (value === undefined || !(key in target) || !jsonEqual(value, target[key])) return false;
-    present++;
-  }
-  if (present === Object.keys(target).length) return true;
-  if (!('confirmation' in rec) && n.confirmation !== 'never') return false;
-  if (!('untrustedOutput' in rec) && n.untrustedOutput !== false) return false;
-  if (!('concurrency' in rec) && n.concurrency !== DEFAULT_CONCURRENCY[n.kind]) return false;
-  if (!('timeoutMs' in rec) && n.timeoutMs !== DEFAULT_TIMEOUT_MS[n.kind]) return false;
-  if (!('inputSchema' in rec) && !jsonEqual(n.inputSchema, DEFAULT_INPUT_SCHEMA)) return false;
-  // Required fields (id, kind, effect, description) and a present outputSchema must be given.
-  for (const key of ['id', 'kind', 'effect', 'description', 'outputSchema']) {
-    if (key in target && !(key in rec)) return false;
-  }
-  return true;
-}
-
-function manifestError(message: string): TypeError {
-  return new TypeError(
-    `createCompilerAuthority: ${message}. Pass the \`manifest\` and \`validators\` exported by the module \`agent-surface compile\` wrote.`,
+  const defaults: Record<string, unknown> = {
+    confirmation: 'never',
+    untrustedOutput: false,
+    concurrency: DEFAULT_CONCURRENCY[n.kind],
+    timeoutMs: DEFAULT_TIMEOUT_MS[n.kind],
+    inputSchema: DEFAULT_INPUT_SCHEMA,
+  };
+  // Each field read as the full path reads it (`in`, then the value), a default only when absent.
+  return (
+    Object.keys(c).every((k) => Object.hasOwn(n, k)) &&
+    Object.keys(n).every((k) => jsonEqual(k in c ? rec[k] : defaults[k], target[k]))
   );
 }
 
 /** The top-level fields where two normalized contracts differ (for the refusal message). */
 function differingFields(a: NormalizedContract, b: NormalizedContract): string[] {
-  const fields = new Set<string>([...Object.keys(a), ...Object.keys(b)]);
-  const out: string[] = [];
-  for (const f of fields) {
-    if (!jsonEqual((a as unknown as JsonObject)[f], (b as unknown as JsonObject)[f])) out.push(f);
-  }
+  const x = a as unknown as JsonObject;
+  const y = b as unknown as JsonObject;
+  const out = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((f) => !jsonEqual(x[f], y[f]));
   // Model-visible fields first: they are the ones that matter to a reviewer.
   const visible = MODEL_VISIBLE_FIELDS as readonly string[];
   return out.sort((p, q) => Number(!visible.includes(p)) - Number(!visible.includes(q)));
@@ -248,60 +236,50 @@ function differingFields(a: NormalizedContract, b: NormalizedContract): string[]
  */
 export function createCompilerAuthority(options: CompilerAuthorityOptions): AgentSurfaceAuthority {
   const { manifest, validators } = (options ?? {}) as Partial<CompilerAuthorityOptions>;
-  if (manifest === null || typeof manifest !== 'object') throw manifestError('`manifest` is missing');
-  if (manifest.format !== MANIFEST_FORMAT) {
-    throw manifestError(
-      `manifest.format is ${JSON.stringify(manifest.format)}, expected "${MANIFEST_FORMAT}"`,
+  const fail = (problem: string): never => {
+    throw new TypeError(
+      `createCompilerAuthority: ${problem}. Pass the \`manifest\` and \`validators\` that \`agent-surface compile\` wrote.`,
     );
-  }
-  if (manifest.contracts === null || typeof manifest.contracts !== 'object')
-    throw manifestError('manifest.contracts is missing');
-  if (validators === null || typeof validators !== 'object') throw manifestError('`validators` is missing');
+  };
+  const isObject = (v: unknown): v is object => v !== null && typeof v === 'object';
+  if (!isObject(manifest)) fail('`manifest` is missing');
+  if (manifest!.format !== MANIFEST_FORMAT)
+    fail(`manifest.format is ${JSON.stringify(manifest!.format)}, expected "${MANIFEST_FORMAT}"`);
+  if (!isObject(manifest!.contracts)) fail('manifest.contracts is missing');
+  if (!isObject(validators)) fail('`validators` is missing');
 
   const byId = new Map<string, PreparedEntry>();
   const idByToken = new Map<string, string>();
-  for (const [id, raw] of Object.entries(manifest.contracts)) {
+  for (const [id, raw] of Object.entries(manifest!.contracts)) {
     const where = `manifest.contracts[${JSON.stringify(id)}]`;
-    if (raw === null || typeof raw !== 'object') throw manifestError(`${where} is not an entry`);
+    if (!isObject(raw)) fail(`${where} is not an entry`);
     const { contract, token } = raw;
-    if (!isContractToken(token)) throw manifestError(`${where}.token is not a contract token`);
+    if (!isContractToken(token)) fail(`${where}.token is not a contract token`);
     const normalized = tryNormalizeContract(contract);
     if (!normalized.ok)
-      throw manifestError(
-        `${where}.contract is not a valid contract (${normalized.problems.map((p) => p.message).join('; ')})`,
-      );
-    const canonical = canonicalJson(normalized.contract);
+      return fail(`${where}.contract is not a valid contract (${normalized.problems.map((p) => p.message).join('; ')})`);
+    const c = normalized.contract;
+    const canonical = canonicalJson(c);
     // checkJson first: a hand-edited entry may hold undefined, which canonicalJson would throw on.
-    if (!checkJson(contract).ok || canonical !== canonicalJson(contract))
-      throw manifestError(`${where}.contract is not normalized`);
-    if (normalized.contract.id !== id)
-      throw manifestError(`${where} holds the contract of ${JSON.stringify(normalized.contract.id)}`);
+    if (!checkJson(contract).ok || canonical !== canonicalJson(contract)) fail(`${where}.contract is not normalized`);
+    if (c.id !== id) fail(`${where} holds the contract of ${JSON.stringify(c.id)}`);
     const other = idByToken.get(token);
-    if (other !== undefined) throw manifestError(`${where} has the same token as ${JSON.stringify(other)}`);
-    const v = validators[id];
-    if (!v || typeof v.input !== 'function')
-      throw manifestError(`validators[${JSON.stringify(id)}].input is missing`);
-    if ((normalized.contract.outputSchema !== undefined) !== (typeof v.output === 'function')) {
-      throw manifestError(
-        `validators[${JSON.stringify(id)}].output does not match the contract's outputSchema`,
-      );
-    }
-    const frozen = deepFreeze(normalized.contract);
+    if (other !== undefined) fail(`${where} has the same token as ${JSON.stringify(other)}`);
+    const v = validators![id];
+    const which = `validators[${JSON.stringify(id)}]`;
+    if (typeof v?.input !== 'function') fail(`${which}.input is missing`);
+    if ((c.outputSchema !== undefined) !== (typeof v.output === 'function'))
+      fail(`${which}.output does not match the contract's outputSchema`);
+    const frozen = deepFreeze(c);
     byId.set(id, {
       entry: Object.freeze({ contract: frozen, token }),
       canonical,
       admitted: Object.freeze(
-        admitted(
-          frozen,
-          token,
-          fromStandaloneValidator(v.input),
-          v.output && fromStandaloneValidator(v.output),
-        ),
+        admitted(frozen, token, fromStandaloneValidator(v.input), v.output && fromStandaloneValidator(v.output)),
       ),
     });
     idByToken.set(token, id);
   }
-
   return Object.freeze({
     kind: 'compiler' as const,
     contract(id: string): AuthorityEntry | undefined {
@@ -318,13 +296,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       const id = normalized.contract.id;
       const known = byId.get(id);
       if (token === undefined || token === null || token === '')
-        return refuse(
-          id,
-          'has no token: ',
-          'missing-token',
-          {},
-          ' (or use devAuthority() while developing).',
-        );
+        return refuse(id, 'has no token: ', 'missing-token', {}, ' (or use devAuthority() while developing).');
       const tokenOwner = idByToken.get(token);
       if (tokenOwner === undefined) {
         return refuse(

@@ -115,8 +115,95 @@ function scalarProblem(value: unknown): Problem | undefined {
     : NOT_JSON[typeof value];
 }
 
-// ---------------------------------------------------------------------------------------------
-// canonicalJson
+/** UTF-8 byte length of any string (lone surrogates count as U+FFFD, as TextEncoder writes them). */
+let encoder: TextEncoder | undefined;
+export function utf8Length(s: string): number {
+  return (encoder ??= new TextEncoder()).encode(s).length;
+}
+
+// Printable ASCII but `"` and `\`: JSON.stringify writes each as one byte.
+const PLAIN_STRING = /^[ !#-[\]-~]*$/;
+
+/** UTF-8 length of `JSON.stringify(s)`, quotes included; builds the string only for unusual text. */
+export function jsonStringBytes(s: string): number {
+  // JSON.stringify escapes controls and lone surrogates in ASCII, so its UTF-8 length is exact.
+  return PLAIN_STRING.test(s) ? s.length + 2 : utf8Length(JSON.stringify(s));
+}
+
+const DEFAULT_MAX_DEPTH = 256;
+
+/**
+ * The one walk behind both `canonicalJson` (`canonical`: writes the text with sorted keys, no limits,
+ * lets what reading throws propagate) and `checkJson` (counts bytes, refuses `__proto__` keys,
+ * enforces the limits, turns a throwing read into a problem). Same rules, same pointers.
+ */
+function walkJson(
+  value: unknown,
+  canonical: boolean,
+  maxDepth = Infinity,
+  maxBytes = Infinity,
+): { text: string; bytes: number; problem?: JsonProblem } {
+  const trail: (string | number)[] = [];
+  const ancestors: object[] = [];
+  let text = '';
+  let bytes = 0;
+  let problem: Problem | undefined;
+  const fail = (p: Problem): false => ((problem = p), false);
+
+  // Returns false as soon as a problem is recorded; `trail` then points at it.
+  const walk = (v: unknown, depth: number): boolean => {
+    if (v === null || typeof v !== 'object') {
+      const p = scalarProblem(v);
+      if (p) return fail(p);
+      if (canonical) text += JSON.stringify(v);
+      else bytes += typeof v === 'string' ? jsonStringBytes(v) : v === true || v === null ? 4 : String(v).length;
+    } else {
+      if (depth >= maxDepth) return fail({ code: 'too-deep', reason: `nesting deeper than ${maxDepth} levels` });
+      if (ancestors.includes(v)) return fail(CYCLE);
+      ancestors.push(v);
+      if (Array.isArray(v)) {
+        if (canonical) text += '[';
+        else bytes += v.length > 0 ? v.length + 1 : 2; // brackets and commas
+        for (let i = 0; i < v.length; i++) {
+          trail.push(i);
+          if (!(i in v)) return fail(HOLE);
+          if (canonical && i) text += ',';
+          if (!walk(v[i], depth + 1)) return false;
+          trail.pop();
+        }
+        if (canonical) text += ']';
+      } else {
+        if (!isPlainObject(v)) return fail(notPlain(v));
+        const keys = Object.keys(v);
+        if (canonical) {
+          keys.sort();
+          text += '{';
+        } else bytes += keys.length > 0 ? keys.length * 2 + 1 : 2; // braces, colons and commas
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          trail.push(key);
+          if (canonical) text += (i ? ',' : '') + JSON.stringify(key) + ':';
+          else if (key === '__proto__') return fail({ code: 'proto-key', reason: 'the key "__proto__" is not allowed' });
+          else bytes += jsonStringBytes(key);
+          if (!walk((v as Record<string, unknown>)[key], depth + 1)) return false;
+          trail.pop();
+        }
+        if (canonical) text += '}';
+      }
+      ancestors.pop();
+    }
+    return bytes <= maxBytes || fail({ code: 'too-large', reason: `larger than ${maxBytes} bytes of JSON` });
+  };
+
+  try {
+    walk(value, 0);
+  } catch (error) {
+    if (canonical) throw error;
+    // A throwing getter or proxy trap: the value cannot be read as JSON.
+    problem = { code: 'unreadable', reason: 'a property could not be read' };
+  }
+  return { text, bytes, problem: problem && { path: jsonPointer(trail), code: problem.code, reason: problem.reason } };
+}
 
 /**
  * The canonical JSON text of `value`. Throws a `CanonicalJsonError` (a `TypeError`) naming the JSON
@@ -125,96 +212,10 @@ function scalarProblem(value: unknown): Problem | undefined {
  * instances...). `toJSON` is never called: what is hashed is exactly what is written.
  */
 export function canonicalJson(value: unknown): string {
-  const trail: (string | number)[] = [];
-  const ancestors = new Set<object>();
-
-  const raise = (problem: Problem): never => {
-    throw new CanonicalJsonError({ ...problem, path: jsonPointer(trail) });
-  };
-
-  const write = (v: unknown): string => {
-    if (v === null) return 'null';
-    if (typeof v !== 'object') {
-      const problem = scalarProblem(v);
-      if (problem) raise(problem);
-      return JSON.stringify(v);
-    }
-    if (ancestors.has(v)) raise(CYCLE);
-    ancestors.add(v);
-    let out: string;
-    if (Array.isArray(v)) {
-      out = '[';
-      for (let i = 0; i < v.length; i++) {
-        trail.push(i);
-        if (!(i in v)) raise(HOLE);
-        out += (i === 0 ? '' : ',') + write(v[i]);
-        trail.pop();
-      }
-      out += ']';
-    } else {
-      if (!isPlainObject(v)) raise(notPlain(v));
-      const keys = Object.keys(v).sort();
-      out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i];
-        trail.push(key);
-        out += (i === 0 ? '' : ',') + JSON.stringify(key) + ':' + write((v as Record<string, unknown>)[key]);
-        trail.pop();
-      }
-      out += '}';
-    }
-    ancestors.delete(v);
-    return out;
-  };
-
-  return write(value);
+  const { text, problem } = walkJson(value, true);
+  if (problem) throw new CanonicalJsonError(problem);
+  return text;
 }
-
-// ---------------------------------------------------------------------------------------------
-// checkJson
-
-/** UTF-8 length of `JSON.stringify(s)`, quotes included, without building the string. */
-export function jsonStringBytes(s: string): number {
-  let n = 2;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) {
-      if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d)
-        n += 2;
-      else if (c < 0x20) n += 6;
-      else n += 1;
-    } else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 6; // lone surrogate: JSON.stringify writes \udXXX
-    } else if (c >= 0xdc00 && c <= 0xdfff) n += 6;
-    else n += 3;
-  }
-  return n;
-}
-
-/** UTF-8 byte length of any string (lone surrogates count as U+FFFD, as TextEncoder writes them). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
-
-const DEFAULT_MAX_DEPTH = 256;
 
 /**
  * Checks that `value` is JSON (the same rules as `canonicalJson`), that it has no own `__proto__`
@@ -223,83 +224,8 @@ const DEFAULT_MAX_DEPTH = 256;
  * `{ ok: true, bytes }` with the UTF-8 size of the value's JSON text. One walk, no stringify.
  */
 export function checkJson(value: unknown, options: JsonCheckOptions = {}): JsonCheck {
-  const maxBytes = options.maxBytes ?? Infinity;
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const trail: (string | number)[] = [];
-  const ancestors: object[] = [];
-  let bytes = 0;
-  let problem: Problem | undefined;
-
-  // Returns false as soon as a problem is recorded; `trail` then points at it.
-  const walk = (v: unknown, depth: number): boolean => {
-    if (v === null) {
-      bytes += 4;
-    } else if (typeof v === 'string') {
-      bytes += jsonStringBytes(v);
-    } else if (typeof v !== 'object') {
-      problem = scalarProblem(v);
-      if (problem) return false;
-      bytes += v === true ? 4 : v === false ? 5 : String(v).length;
-    } else {
-      if (depth >= maxDepth) {
-        problem = { code: 'too-deep', reason: `nesting deeper than ${maxDepth} levels` };
-        return false;
-      }
-      if (ancestors.includes(v)) {
-        problem = CYCLE;
-        return false;
-      }
-      ancestors.push(v);
-      if (Array.isArray(v)) {
-        bytes += v.length > 0 ? v.length + 1 : 2; // brackets and commas
-        for (let i = 0; i < v.length; i++) {
-          trail.push(i);
-          if (!(i in v)) {
-            problem = HOLE;
-            return false;
-          }
-          if (!walk(v[i], depth + 1)) return false;
-          trail.pop();
-        }
-      } else {
-        if (!isPlainObject(v)) {
-          problem = notPlain(v);
-          return false;
-        }
-        const keys = Object.keys(v);
-        bytes += keys.length > 0 ? keys.length * 2 + 1 : 2; // braces, colons and commas
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i];
-          trail.push(key);
-          if (key === '__proto__') {
-            problem = { code: 'proto-key', reason: 'the key "__proto__" is not allowed' };
-            return false;
-          }
-          bytes += jsonStringBytes(key);
-          if (!walk((v as Record<string, unknown>)[key], depth + 1)) return false;
-          trail.pop();
-        }
-      }
-      ancestors.pop();
-    }
-    if (bytes > maxBytes) {
-      problem = { code: 'too-large', reason: `larger than ${maxBytes} bytes of JSON` };
-      return false;
-    }
-    return true;
-  };
-
-  let ok: boolean;
-  try {
-    ok = walk(value, 0);
-  } catch {
-    // A throwing getter or proxy trap: the value cannot be read as JSON.
-    problem = { code: 'unreadable', reason: 'a property could not be read' };
-    ok = false;
-  }
-  if (ok) return { ok: true, bytes };
-  const p = problem ?? { code: 'unreadable' as const, reason: 'not JSON' };
-  return { ok: false, path: jsonPointer(trail), code: p.code, reason: p.reason };
+  const { bytes, problem } = walkJson(value, false, options.maxDepth ?? DEFAULT_MAX_DEPTH, options.maxBytes);
+  return problem ? { ok: false, ...problem } : { ok: true, bytes };
 }
 
 /** Whether `value` is a JSON value (no `__proto__` keys, default depth limit). */

@@ -8,6 +8,7 @@ import {
   checkJson,
   isJsonValue,
   jsonStringBytes,
+  utf8Length,
 } from '../../src/core/canonical-json.js';
 
 function throwsAt(value: unknown, path: string, message: RegExp): void {
@@ -85,6 +86,25 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes exactly what a naive sort-then-stringify writes, for any text', () => {
+    // The reference: sorted copies, then JSON.stringify (same number and string forms).
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), (value) => {
+        if (checkJson(value).ok) assert.equal(canonicalJson(value), JSON.stringify(sorted(value)));
+      }),
+    );
+  });
+
   it('ignores key order', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), (obj) => {
@@ -133,8 +153,11 @@ describe('checkJson', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (s) => {
         assert.equal(jsonStringBytes(s), Buffer.byteLength(JSON.stringify(s)));
+        // Lone surrogates count as U+FFFD (3 bytes), as Buffer and TextEncoder write them.
+        assert.equal(utf8Length(s), Buffer.byteLength(s));
       }),
     );
+    assert.equal(jsonStringBytes('a"\\\u0001\u007f\ud800é😀'), Buffer.byteLength(JSON.stringify('a"\\\u0001\u007f\ud800é😀')));
   });
 
   it('returns the problem as data with a JSON pointer', () => {
