@@ -1,6 +1,6 @@
 import { ContextConsumer } from '@lit/context';
-import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
+import { ReactiveElement } from '@lit/reactive-element';
+import type { AgentSurfaceRegistry } from '../core/types.js';
 import { lazyModule } from '../core/util.js';
 import { ensureContextRoot, registryContext } from './context.js';
 
@@ -64,16 +64,11 @@ export class AgentConfirmElement extends ReactiveElement {
   static override properties = {
     activationDelay: { type: Number, attribute: 'activation-delay' },
     registry: { attribute: false },
-    _pending: { state: true },
   };
 
   declare activationDelay: number;
   declare registry: AgentSurfaceRegistry | undefined;
-  declare _pending: readonly PendingConfirmation[];
 
-  #subscribed: AgentSurfaceRegistry | undefined;
-  #unsubscribe: (() => void) | undefined;
-  #connection: AbortController | undefined;
   /** Settles when the dialog chunk has loaded (and is attached) or failed to load. */
   #dialogReady: Promise<void>;
   #context = new ContextConsumer(this, { context: registryContext, subscribe: true });
@@ -81,16 +76,13 @@ export class AgentConfirmElement extends ReactiveElement {
   constructor() {
     super();
     this.activationDelay = 500;
-    this._pending = [];
     // Fetched per element, not at import: a page without <agent-confirm> never downloads the dialog.
     this.#dialogReady = dialogChunk.load().then(
       ({ ConfirmDialog }) => {
-        // The dialog's content and behaviour: a controller that fills and drives the shell's <dialog>.
+        // The dialog's content and behaviour: a controller that follows the registry's confirmations,
+        // fills and drives the shell's <dialog>, and records the person's decisions.
         this.addController(
-          new ConfirmDialog(this, {
-            visible: () => this.#visible(),
-            settle: (p, approve) => this.#settle(p, approve),
-          }),
+          new ConfirmDialog(this, () => (this.isConnected ? (this.registry ?? this.#context.value) : undefined)),
         );
         this.requestUpdate();
       },
@@ -114,51 +106,6 @@ export class AgentConfirmElement extends ReactiveElement {
     this.#context.value = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();
-    this.#connection = new AbortController();
-    this.ownerDocument.addEventListener('visibilitychange', () => this.requestUpdate(), {
-      signal: this.#connection.signal,
-    });
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.#connection?.abort();
-    this.#subscribe(undefined);
-  }
-
-  /** Pending, unexpired records, newest first: what the dialog shows. */
-  #visible(): PendingConfirmation[] {
-    const now = Date.now();
-    return this._pending
-      .filter((p) => p.status === 'pending' && p.expiresAt > now)
-      .sort((a, b) => b.createdAt - a.createdAt);
-  }
-
-  protected override willUpdate(changed: PropertyValues<this>): void {
-    super.willUpdate(changed);
-    this.#subscribe(this.isConnected ? (this.registry ?? this.#context.value) : undefined);
-  }
-
-  #subscribe(registry: AgentSurfaceRegistry | undefined): void {
-    if (registry === this.#subscribed) return;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
-    this.#subscribed = registry;
-    this._pending = registry ? registry.confirmations.list() : [];
-    if (registry) {
-      this.#unsubscribe = registry.confirmations.subscribe((pending) => {
-        this._pending = pending;
-      });
-    }
-  }
-
-  /** Records a decision the dialog has checked (a person's trusted input after the activation delay). */
-  #settle(p: PendingConfirmation, approve: boolean): void {
-    const confirmations = this.#subscribed?.confirmations;
-    if (!confirmations) return;
-    if (approve) confirmations.approve(p.confirmationId);
-    else confirmations.deny(p.confirmationId, 'denied by the person');
-    this._pending = this._pending.filter((x) => x.confirmationId !== p.confirmationId);
   }
 
   protected override createRenderRoot(): HTMLElement | DocumentFragment {

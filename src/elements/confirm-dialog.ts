@@ -6,17 +6,16 @@
  */
 import { adoptStyles, css, type ReactiveController } from '@lit/reactive-element';
 import { html, nothing, render } from 'lit/html.js';
-import type { PendingConfirmation } from '../core/types.js';
+import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
 import type { AgentConfirmElement } from './agent-confirm.js';
 import { describeEffect, formatInput, formatRemaining } from './format-input.js';
 
-/** What the dialog needs from its element beyond the public API (closures keep the element's state private). */
-export interface ConfirmDialogPort {
-  /** Pending, unexpired records, newest first: what the dialog shows. */
-  visible(): PendingConfirmation[];
-  /** Records a decision the dialog has already checked (trusted input, activation delay). */
-  settle(p: PendingConfirmation, approve: boolean): void;
-}
+/**
+ * What the dialog needs from its element beyond the public API (a closure keeps the element's state
+ * private): the registry whose confirmations to show, `undefined` while there is none or the element
+ * is disconnected.
+ */
+export type ConfirmDialogPort = () => AgentSurfaceRegistry | undefined;
 
 /** @internal */
 export const confirmDialogStyles = css`
@@ -134,6 +133,12 @@ export class ConfirmDialog implements ReactiveController {
   private _returnFocus: HTMLElement | undefined;
   /** The element's `<dialog>`, once this controller has seen the element connected. */
   private _dialog: HTMLDialogElement | undefined;
+  /** The registry's confirmations as last listed or notified. */
+  private _pending: readonly PendingConfirmation[] = [];
+  private _subscribed: AgentSurfaceRegistry | undefined;
+  private _unsubscribe: (() => void) | undefined;
+  /** Listeners of one connection. */
+  private _connection: AbortController | undefined;
 
   constructor(
     private readonly host: AgentConfirmElement,
@@ -145,6 +150,11 @@ export class ConfirmDialog implements ReactiveController {
   }
 
   hostConnected(): void {
+    // A tab coming back into view restarts the activation delay (see hostUpdated).
+    this._connection = new AbortController();
+    this.host.ownerDocument.addEventListener('visibilitychange', () => this.host.requestUpdate(), {
+      signal: this._connection.signal,
+    });
     // Runs once the shadow root exists, whether the chunk arrived before or after the element connected.
     if (this._dialog) return;
     const root = this._root;
@@ -159,6 +169,34 @@ export class ConfirmDialog implements ReactiveController {
   hostDisconnected(): void {
     clearTimeout(this._timer);
     this._close();
+    this._connection?.abort();
+    this._subscribe(undefined);
+  }
+
+  hostUpdate(): void {
+    this._subscribe(this.port());
+  }
+
+  private _subscribe(registry: AgentSurfaceRegistry | undefined): void {
+    if (registry === this._subscribed) return;
+    this._unsubscribe?.();
+    this._unsubscribe = undefined;
+    this._subscribed = registry;
+    this._pending = registry ? registry.confirmations.list() : [];
+    if (registry) {
+      this._unsubscribe = registry.confirmations.subscribe((pending) => {
+        this._pending = pending;
+        this.host.requestUpdate();
+      });
+    }
+  }
+
+  /** Pending, unexpired records, newest first: what the dialog shows. */
+  private _visible(): PendingConfirmation[] {
+    const now = Date.now();
+    return this._pending
+      .filter((p) => p.status === 'pending' && p.expiresAt > now)
+      .sort((a, b) => b.createdAt - a.createdAt);
   }
 
   /** The dialog's content: the heading and the (empty) list that `_renderItems` fills. */
@@ -176,7 +214,7 @@ export class ConfirmDialog implements ReactiveController {
     if (event.key === 'Escape') {
       // Handle Escape ourselves: the dialog must not close while requests wait for a decision.
       event.preventDefault();
-      const visible = this.port.visible();
+      const visible = this._visible();
       const item = (root.activeElement as Element | null)?.closest('li[data-confirmation-id]');
       const id = item?.getAttribute('data-confirmation-id');
       const target = visible.find((p) => p.confirmationId === id) ?? visible[0];
@@ -275,7 +313,7 @@ export class ConfirmDialog implements ReactiveController {
 
   hostUpdated(): void {
     const host = this.host;
-    const visible = this.port.visible();
+    const visible = this._visible();
     const dialog = this._dialog;
     // Right after the element's own (empty) update, where a LitElement would have rendered.
     if (dialog) render(this._content(visible.length), dialog);
@@ -330,6 +368,12 @@ export class ConfirmDialog implements ReactiveController {
     if (!event.isTrusted) return;
     const shown = this._shownAt.get(p.confirmationId);
     if (shown === undefined || performance.now() - shown < this.host.activationDelay) return;
-    this.port.settle(p, approve);
+    // Checked: a person's trusted input after the activation delay. Record the decision.
+    const confirmations = this._subscribed?.confirmations;
+    if (!confirmations) return;
+    if (approve) confirmations.approve(p.confirmationId);
+    else confirmations.deny(p.confirmationId, 'denied by the person');
+    this._pending = this._pending.filter((x) => x.confirmationId !== p.confirmationId);
+    this.host.requestUpdate();
   }
 }
