@@ -5,7 +5,8 @@
  * public `ConfirmationsApi` (`list`, `subscribe`, `approve`, `deny`, `waitFor`); the pipeline's side
  * is `request`, `check` and `consume`.
  */
-import { holdOpen, isSignal, randomId, deepFreeze } from './util.js';
+import { holdOpen } from './running.js';
+import { isSignal, randomId, deepFreeze } from './util.js';
 import type {
   AgentConsumer,
   CapabilityEffect,

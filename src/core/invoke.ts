@@ -39,6 +39,9 @@ const MAX_ISSUES = 20;
 /** Instances listed in an `AMBIGUOUS_INSTANCE` error. */
 const MAX_LISTED_INSTANCES = 50;
 
+/** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
+const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'external-side-effect']);
+
 const now = (): number => Date.now();
 const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
 
@@ -268,7 +271,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
         // 7. Confirmation
         if (result === undefined) result = confirm(core, inv);
         // 8. Concurrency
-        if (result === undefined && inv.reg!.info.serial) {
+        if (result === undefined && inv.reg!.info.contract.concurrency === 'serial') {
           const slot = acquireSlot<AgentInvocationResult>(inv.reg!, core.limits.queueDepth);
           if (slot === 'run') inv.holdsSlot = true;
           else if (slot === 'full') {
@@ -468,7 +471,7 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
     if (seen < reg.changedAt || seen > core.counter) {
       return stale(core, inv, `"${inv.capabilityId}" changed after surfaceVersion ${quote(inv.surfaceVersion)}`);
     }
-  } else if (info.requiresVersion) {
+  } else if (VERSION_REQUIRED_EFFECTS.has(info.contract.effect)) {
     return stale(
       core,
       inv,
@@ -601,7 +604,7 @@ function validationFailure(core: RegistryCore, inv: Invocation, outcome: Validat
 function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
   const reg = inv.reg!;
   const info = reg.info;
-  if (!info.confirmationRequired && !inv.policyConfirmation) return undefined;
+  if (info.contract.confirmation !== 'required' && !inv.policyConfirmation) return undefined;
   const binding: ConfirmationBinding = {
     consumer: inv.consumer!,
     registration: reg,

@@ -62,10 +62,6 @@ export interface ContractInfo {
   readonly plane: CapabilityPlane;
   /** The id after its plane: what scope entries match against. */
   readonly path: string;
-  readonly serial: boolean;
-  /** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
-  readonly requiresVersion: boolean;
-  readonly confirmationRequired: boolean;
   readonly isAction: boolean;
 }
 
@@ -84,7 +80,7 @@ function contractInfo({ contract, token, validateInput, validateOutput }: Admitt
   if (known !== undefined && known.token === token && known.validateInput === validateInput && known.validateOutput === validateOutput) {
     return known;
   }
-  const { id, effect } = contract;
+  const id = contract.id;
   const info: ContractInfo = Object.freeze({
     contract: deepFreeze(contract),
     token,
@@ -93,9 +89,6 @@ function contractInfo({ contract, token, validateInput, validateOutput }: Admitt
     // Admitted ids are `view:…` or `domain:…`.
     plane: id.startsWith('view:') ? 'view' : 'domain',
     path: id.slice(id.indexOf(':') + 1),
-    serial: contract.concurrency === 'serial',
-    requiresVersion: effect === 'destructive' || effect === 'external-side-effect',
-    confirmationRequired: contract.confirmation === 'required',
     isAction: contract.kind === 'action',
   });
   contractInfos.set(contract, info);
@@ -349,7 +342,7 @@ export class RegistryCore {
     if (contract === null || typeof contract !== 'object') {
       throw new AgentSurfaceDefinitionError('INVALID_CONTRACT', 'register(options): options.contract is missing');
     }
-    const declaredId = typeof contract.id === 'string' ? contract.id : String(contract.id);
+    const declaredId = String(contract.id);
     const where = `register("${declaredId}")`;
     if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId === '')) {
       this.#invalid(`${where}: instanceId must be a non-empty string (or omitted)`, declaredId, undefined, 'instance');
@@ -496,15 +489,7 @@ export class RegistryCore {
 
   snapshot(context: SnapshotContext): SurfaceSnapshot {
     const consumer = context?.consumer;
-    if (
-      context === null ||
-      typeof context !== 'object' ||
-      consumer === null ||
-      typeof consumer !== 'object' ||
-      typeof consumer.id !== 'string' ||
-      consumer.id === '' ||
-      typeof consumer.kind !== 'string'
-    ) {
+    if (typeof consumer?.id !== 'string' || consumer.id === '' || typeof consumer.kind !== 'string') {
       throw new TypeError('registry.snapshot(): consumer must be { id: non-empty string, kind: string }');
     }
     if (context.scope !== undefined && context.scope !== null && !Array.isArray(context.scope)) {

@@ -7,7 +7,6 @@
 import type { AbortCode } from './invoke.js';
 import { drainQueue } from './queue.js';
 import type { Registration, RegistryCore } from './registry.js';
-import { holdOpen } from './util.js';
 
 /** What the list needs of a call (invoke.ts's `Execution`). */
 export interface RunningCall {
@@ -19,6 +18,16 @@ export interface RunningCall {
 }
 
 const now = (): number => Date.now();
+
+/**
+ * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
+ * timers (running calls, confirmation waits) hold it only while someone awaits what they end, so
+ * a forgotten registry never does. Browsers' timers have neither method. Here rather than in
+ * util.ts: only the pipeline's chunk needs it.
+ */
+export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
+  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
+}
 
 /**
  * The calls whose handler returned a pending promise, in a linked list, with one timer for all

@@ -18,20 +18,16 @@ interface ScopeEntry {
 export type ScopeMatcher = ((capabilityId: string) => boolean) | undefined;
 
 function parseEntry(raw: string): ScopeEntry | undefined {
-  let entry = raw.trim();
+  const entry = raw.trim();
   if (entry === '') return undefined;
-  let plane: string | undefined;
   const colon = entry.indexOf(':');
-  if (colon >= 0) {
-    plane = entry.slice(0, colon);
-    entry = entry.slice(colon + 1);
-  }
-  // `devices.` and `devices.*` say the same as `devices`.
-  if (entry.endsWith('.*')) entry = entry.slice(0, -2);
-  else if (entry === '*') entry = '';
-  while (entry.endsWith('.')) entry = entry.slice(0, -1);
-  if (plane === undefined && entry === '') return undefined;
-  return { plane, prefix: entry };
+  const plane = colon >= 0 ? entry.slice(0, colon) : undefined;
+  // `devices.` and `devices.*` say the same as `devices`; `*` alone is the whole plane.
+  const prefix = entry
+    .slice(colon + 1)
+    .replace(/^\*$|\.\*$/, '')
+    .replace(/\.+$/, '');
+  return plane === undefined && prefix === '' ? undefined : { plane, prefix };
 }
 
 function entryMatches(entry: ScopeEntry, plane: string | undefined, path: string): boolean {
@@ -83,8 +79,5 @@ export function matchesScope(capabilityId: string, scope: readonly string[] | un
 
 /** A memo key for a scope list: equal lists give equal keys. */
 export function scopeKey(scope: readonly string[] | undefined | null): string {
-  if (!scope || !Array.isArray(scope) || scope.length === 0) return '';
-  let key = '';
-  for (let i = 0; i < scope.length; i++) key += (i === 0 ? '' : '\u0001') + String(scope[i]);
-  return key;
+  return Array.isArray(scope) ? Array.from(scope, String).join('\u0001') : '';
 }

@@ -15,15 +15,6 @@ export function isSignal(value: unknown): value is AbortSignal {
   }
 }
 
-/**
- * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
- * timers hold it only while someone awaits what they end, so a forgotten registry never does.
- * Browsers' timers have neither method.
- */
-export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
-  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
-}
-
 /** `words` random 32-bit words in base 36, each 7 characters (ids that are hard to guess). */
 export function randomId(words: number): string {
   const values = new Uint32Array(words);
