@@ -168,10 +168,18 @@ function schemaText(schema: JsonSchema): string {
   return text;
 }
 
-/** What a tool's stable text is made of. */
-const TEXT_FIELDS = ['description', 'kind', 'effect', 'confirmation', 'plane', 'untrustedOutput'] as const;
-/** What else a tool projects besides its text and schema: the target and the live state. */
-const TARGET_FIELDS = ['registrationId', 'capabilityId', 'instanceId'] as const;
+/** What a tool is made of besides its schema and state: the target and the stable text. */
+const TOOL_FIELDS = [
+  'registrationId',
+  'capabilityId',
+  'instanceId',
+  'description',
+  'kind',
+  'effect',
+  'confirmation',
+  'plane',
+  'untrustedOutput',
+] as const;
 const STATE_FIELDS = ['available', 'unavailableReason', 'note'] as const;
 
 function sameFields<T>(a: T, b: T, fields: readonly (keyof T)[]): boolean {
@@ -179,15 +187,11 @@ function sameFields<T>(a: T, b: T, fields: readonly (keyof T)[]): boolean {
   return true;
 }
 
-/** Whether two descriptors of one target have the same stable text. */
-const sameText = (a: CapabilityDescriptor, b: CapabilityDescriptor) => sameFields(a, b, TEXT_FIELDS);
-
 /** Whether two descriptors project to the same tool (the same name input, text, schema, state and target). */
 function sameDescriptor(a: CapabilityDescriptor, b: CapabilityDescriptor): boolean {
   return (
     a === b ||
-    (sameFields(a, b, TARGET_FIELDS) &&
-      sameText(a, b) &&
+    (sameFields(a, b, TOOL_FIELDS) &&
       sameFields(a.state, b.state, STATE_FIELDS) &&
       (a.inputSchema === b.inputSchema || schemaText(a.inputSchema) === schemaText(b.inputSchema)))
   );
@@ -210,7 +214,6 @@ interface DirectEntry {
   descriptor: CapabilityDescriptor;
   /** The level-0 wire name. */
   baseName: string;
-  description: string;
   tool: AgentTool | undefined;
   /** The surface version this entry was last projected at: what its tool's calls present. */
   version: string;
@@ -218,7 +221,6 @@ interface DirectEntry {
 
 interface DirectCatalog {
   version: string;
-  descriptors: readonly CapabilityDescriptor[];
   tools: readonly AgentTool[];
   /** Parallel to `tools`. */
   entries: DirectEntry[];
@@ -384,68 +386,53 @@ export function createAgentToolset(
 
   const makeTool = (entry: DirectEntry, name: string): AgentTool => {
     const d = entry.descriptor;
-    // Registry descriptors are frozen: share their state object instead of copying it.
-    const state = Object.isFrozen(d.state) ? d.state : Object.freeze({ ...d.state });
     return Object.freeze({
       name,
-      description: entry.description,
+      description: describeCapability(d),
       inputSchema: providerSchema(d.inputSchema),
-      state,
+      // Registry descriptors are frozen: share their state object instead of copying it.
+      state: Object.isFrozen(d.state) ? d.state : Object.freeze({ ...d.state }),
       execute: directExecute(calls, entry, name),
     });
   };
 
-  /** A fresh entry; the name (and the text, when it cannot have changed) come from `old`. */
-  const newEntry = (d: CapabilityDescriptor, old: DirectEntry | undefined, version: string): DirectEntry => ({
-    descriptor: d,
-    baseName: old ? old.baseName : encodeWireName(d.capabilityId, d.instanceId),
-    description: old && sameText(old.descriptor, d) ? old.description : describeCapability(d),
-    tool: undefined,
-    version,
-  });
-
-  const rebuild = (snapshot: SurfaceSnapshot): DirectCatalog => {
+  const rebuild = ({ surfaceVersion: version, capabilities: list }: SurfaceSnapshot): DirectCatalog => {
     const prev = catalog;
-    const version = snapshot.surfaceVersion;
-    const list = snapshot.capabilities;
-    const built: DirectEntry[] = new Array(list.length);
     // Only names with a '-' can collide (see mayCollide): usually none, so no hashing of every name.
     const contested = new Set<string>();
     let collided = false;
-    for (let i = 0; i < list.length; i++) {
-      const d = list[i]!;
-      let entry: DirectEntry | undefined;
-      if (prev !== undefined) {
-        // Positions rarely move between two builds: compare in place before any lookup.
-        const at = i < prev.entries.length ? prev.entries[i]! : undefined;
-        const old =
-          at && at.descriptor.capabilityId === d.capabilityId && at.descriptor.instanceId === d.instanceId
-            ? at
-            : findEntry(prev, d);
-        if (old && (old.descriptor === d || sameDescriptor(old.descriptor, d))) entry = old;
-        else entry = newEntry(d, old, version);
-      } else {
-        entry = newEntry(d, undefined, version);
-      }
+    const entries = list.map((d, i) => {
+      // Positions rarely move between two builds: compare in place before any lookup.
+      const at = prev?.entries[i];
+      const old =
+        at && at.descriptor.capabilityId === d.capabilityId && at.descriptor.instanceId === d.instanceId
+          ? at
+          : prev && findEntry(prev, d);
       // Unchanged entries keep their tool object and become current at this version.
+      const entry: DirectEntry =
+        old && (old.descriptor === d || sameDescriptor(old.descriptor, d))
+          ? old
+          : {
+              descriptor: d,
+              baseName: encodeWireName(d.capabilityId, d.instanceId),
+              tool: undefined,
+              version,
+            };
       entry.version = version;
-      built[i] = entry;
       if (mayCollide(entry)) {
         if (contested.has(entry.baseName)) collided = true;
         else contested.add(entry.baseName);
       }
-    }
-    const tools: AgentTool[] = new Array(built.length);
+      return entry;
+    });
     // Rare (a hash collision, or an instance id made to look like another name): settle names
     // from the colliding set only.
-    const settled = collided ? assignWireNames(built.map((e) => e.descriptor)) : undefined;
-    for (let i = 0; i < built.length; i++) {
-      const entry = built[i]!;
-      const name = settled ? settled.get(entry.descriptor)! : entry.baseName;
-      if (entry.tool === undefined || entry.tool.name !== name) entry.tool = makeTool(entry, name);
-      tools[i] = entry.tool;
-    }
-    return { version, descriptors: list, tools: Object.freeze(tools), entries: built };
+    const settled = collided ? assignWireNames(list) : undefined;
+    const tools = entries.map((entry, i) => {
+      const name = settled ? settled.get(list[i]!)! : entry.baseName;
+      return entry.tool?.name === name ? entry.tool : (entry.tool = makeTool(entry, name));
+    });
+    return { version, tools: Object.freeze(tools), entries };
   };
 
   const tools = (): readonly AgentTool[] => {
@@ -462,18 +449,15 @@ export function createAgentToolset(
     tools,
     wireNameMap() {
       const c = current();
-      if (!c) return new Map();
-      return (c.names ??= new Map(c.tools.map((t, i) => [t.name, c.descriptors[i]!.capabilityId])));
+      return c ? (c.names ??= wire(c, (d) => d.capabilityId)) : new Map();
     },
     wireTargets() {
       const c = current();
-      if (!c) return new Map();
-      return (c.targets ??= new Map(
-        c.tools.map((t, i) => {
-          const { capabilityId, instanceId } = c.descriptors[i]!;
-          return [t.name, instanceId === undefined ? { capabilityId } : { capabilityId, instanceId }];
-        }),
-      ));
+      return c
+        ? (c.targets ??= wire(c, ({ capabilityId, instanceId }) =>
+            instanceId === undefined ? { capabilityId } : { capabilityId, instanceId },
+          ))
+        : new Map();
     },
     capabilityState() {
       const c = current();
@@ -482,6 +466,11 @@ export function createAgentToolset(
     subscribe,
     dispose,
   };
+}
+
+/** Wire name → what `value` makes of the tool's descriptor, for each tool of `catalog`. */
+function wire<T>(catalog: DirectCatalog, value: (d: CapabilityDescriptor) => T): Map<string, T> {
+  return new Map(catalog.entries.map((e) => [e.tool!.name, value(e.descriptor)]));
 }
 
 /**
