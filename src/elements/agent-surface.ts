@@ -162,16 +162,14 @@ export class AgentSurfaceElement extends ReactiveElement {
   #listen(registry: AgentSurfaceRegistry | undefined): void {
     if (registry === this.#listeningTo) return;
     for (const off of this.#unlisten) off();
-    this.#unlisten = [];
     this.#listeningTo = registry;
-    if (!registry) return;
-    this.#unlisten.push(
-      registry.on('surface-changed', (e) =>
-        this.dispatchEvent(new AgentSurfaceChangedEvent(e.surfaceVersion)),
-      ),
-      registry.on('invocation', (e) => this.dispatchEvent(new AgentInvocationEvent(e))),
-      registry.on('confirmation', (e) => this.dispatchEvent(new AgentConfirmationEvent(e))),
-    );
+    this.#unlisten = registry
+      ? [
+          registry.on('surface-changed', (e) => this.dispatchEvent(new AgentSurfaceChangedEvent(e.surfaceVersion))),
+          registry.on('invocation', (e) => this.dispatchEvent(new AgentInvocationEvent(e))),
+          registry.on('confirmation', (e) => this.dispatchEvent(new AgentConfirmationEvent(e))),
+        ]
+      : [];
   }
 
   #disposeOwned(): void {

@@ -115,10 +115,10 @@ export class AgentViewElement extends ReactiveElement {
     const instance = this.instance || undefined;
     const parent = this.isConnected ? this.#parent.value : undefined;
     const refused = !name
-      ? `<agent-view> has no name="…": give it the view's name; the capabilities inside it are not registered`
+      ? `<agent-view> has no name="…": give it the view's name; nothing inside it registers`
       : parent
-        ? `<agent-view name="${name}"> is inside <agent-view name="${parent.name}">: views are flat, so the ` +
-          `capabilities inside the inner view are not registered. Move it out, or make its capabilities part of the outer view.`
+        ? `<agent-view name="${name}"> is inside <agent-view name="${parent.name}">: views are flat, so nothing ` +
+          `inside the inner one registers. Move it out of the outer view.`
         : undefined;
     if (refused && refused !== this.#logged) console.error(`[agent-surface-kit INVALID_VIEW] ${refused}`);
     this.#logged = refused;

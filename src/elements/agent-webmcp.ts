@@ -62,7 +62,6 @@ export class AgentWebMcpElement extends ReactiveElement {
   declare exposeCapability: WebMcpAdapterOptions['exposeCapability'];
   declare confirm: WebMcpAdapterOptions['confirm'];
 
-  #contextRegistry: AgentSurfaceRegistry | undefined;
   #adapter: WebMcpAdapter | undefined;
   /** The configuration the running adapter was started with, to restart only on a real change. */
   #running: readonly unknown[] | undefined;
@@ -73,14 +72,8 @@ export class AgentWebMcpElement extends ReactiveElement {
   /** The latest start's completion (status updated), for `settled()`. */
   #starting: Promise<void> = Promise.resolve();
 
-  protected readonly _registryConsumer = new ContextConsumer(this, {
-    context: registryContext,
-    subscribe: true,
-    callback: (value) => {
-      this.#contextRegistry = value;
-      this.requestUpdate();
-    },
-  });
+  // The consumer requests an update whenever the surface's registry changes.
+  #context = new ContextConsumer(this, { context: registryContext, subscribe: true });
 
   constructor() {
     super();
@@ -120,7 +113,7 @@ export class AgentWebMcpElement extends ReactiveElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     super.willUpdate(changed);
-    const registry = this.registry ?? this.#contextRegistry;
+    const registry = this.registry ?? this.#context.value;
     this.#reconfigure(
       this.isConnected && registry
         ? [registry, this.scope ?? '', this.toolPrefix ?? '', this.consumer ?? '', this.confirmationTtl, this.modelContext, this.exposeCapability, this.confirm]

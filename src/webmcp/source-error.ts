@@ -6,14 +6,11 @@
 import type { AgentRetry, JsonObject } from '../core/types.js';
 import type { ToolSourceErrorCode, ToolSourceErrorPayload, ToolSourceResult, WebMcpSourceOptions } from './types.js';
 
+// Every other code (UNSUPPORTED_WEBMCP, EXECUTION_FAILED, CANCELLED, DISPOSED) is retry "no".
 const RETRY: Record<string, AgentRetry> = {
-  UNSUPPORTED_WEBMCP: 'no',
   STALE_TOOLS: 'after-refresh',
   TOOL_NOT_FOUND: 'after-refresh',
   INVALID_INPUT: 'with-changes',
-  EXECUTION_FAILED: 'no',
-  CANCELLED: 'no',
-  DISPOSED: 'no',
 };
 
 export const DISPOSED_MESSAGE = 'This tool source was disposed.';
