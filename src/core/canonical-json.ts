@@ -135,18 +135,20 @@ const DEFAULT_MAX_DEPTH = 256;
 /**
  * The one walk behind both `canonicalJson` (`canonical`: writes the text with sorted keys, no limits,
  * lets what reading throws propagate) and `checkJson` (counts bytes, refuses `__proto__` keys,
- * enforces the limits, turns a throwing read into a problem). Same rules, same pointers.
+ * enforces the limits, turns a throwing read into a problem). Same rules, same pointers. `depth` is
+ * the nesting reached (a scalar 0, `{}` 1), which the contract checks report.
  */
-function walkJson(
+export function walkJson(
   value: unknown,
   canonical: boolean,
   maxDepth = Infinity,
   maxBytes = Infinity,
-): { text: string; bytes: number; problem?: JsonProblem } {
+): { text: string; bytes: number; depth: number; problem?: JsonProblem } {
   const trail: (string | number)[] = [];
   const ancestors: object[] = [];
   let text = '';
   let bytes = 0;
+  let deepest = 0;
   let problem: Problem | undefined;
   const fail = (p: Problem): false => ((problem = p), false);
 
@@ -161,6 +163,7 @@ function walkJson(
       if (depth >= maxDepth) return fail({ code: 'too-deep', reason: `nesting deeper than ${maxDepth} levels` });
       if (ancestors.includes(v)) return fail(CYCLE);
       ancestors.push(v);
+      if (depth >= deepest) deepest = depth + 1;
       if (Array.isArray(v)) {
         if (canonical) text += '[';
         else bytes += v.length > 0 ? v.length + 1 : 2; // brackets and commas
@@ -202,7 +205,12 @@ function walkJson(
     // A throwing getter or proxy trap: the value cannot be read as JSON.
     problem = { code: 'unreadable', reason: 'a property could not be read' };
   }
-  return { text, bytes, problem: problem && { path: jsonPointer(trail), code: problem.code, reason: problem.reason } };
+  return {
+    text,
+    bytes,
+    depth: deepest,
+    problem: problem && { path: jsonPointer(trail), code: problem.code, reason: problem.reason },
+  };
 }
 
 /**

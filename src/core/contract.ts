@@ -4,7 +4,7 @@
  * is checked by the compiler, since ajv never ships to the browser.
  */
 import { parseCapabilityId } from './capability-id.js';
-import { canonicalCopy, canonicalJson, checkJson } from './canonical-json.js';
+import { canonicalCopy, canonicalJson, walkJson } from './canonical-json.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import type {
   CapabilityConcurrency,
@@ -103,59 +103,45 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Nesting depth of a JSON value as MAX_SCHEMA_DEPTH counts it. */
-function jsonDepth(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let deepest = 0;
-  for (const child of Object.values(value)) deepest = Math.max(deepest, jsonDepth(child));
-  return deepest + 1;
-}
+/** Reports a problem of `field`; `say` writes the field's name before what is wrong with it. */
+type Report = (field: string, message: string, say?: boolean) => void;
 
 /** Reports the problems of one schema. */
 function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, bad: Report): void {
-  if (!isObject(schema)) return bad(field, `${field} must be a JSON Schema object, got ${got(schema)}`);
+  if (!isObject(schema)) return bad(field, `must be a JSON Schema object, got ${got(schema)}`, true);
   // The depth limit here is far above MAX_SCHEMA_DEPTH only to stop at cycles cheaply.
-  const json = checkJson(schema, { maxDepth: 64 });
-  if (!json.ok)
+  const { problem, depth, bytes } = walkJson(schema, false, 64);
+  if (problem)
     return bad(
       field,
-      json.code === 'too-deep'
-        ? `${field} is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}`
-        : `${field} is not JSON: ${json.reason} at ${json.path || '(root)'}`,
+      problem.code === 'too-deep'
+        ? `is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}`
+        : `is not JSON: ${problem.reason} at ${problem.path || '(root)'}`,
+      true,
     );
-  const depth = jsonDepth(schema);
   if (depth > MAX_SCHEMA_DEPTH)
-    bad(
-      field,
-      `${field} is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`,
-    );
-  // checkJson measures the JSON text; the canonical text only orders keys, so it has the same size.
-  const { bytes } = json;
-  if (bytes > MAX_SCHEMA_BYTES)
-    bad(field, `${field} is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`);
+    bad(field, `is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`, true);
+  // The walk measures the JSON text; the canonical text only orders keys, so it has the same size.
+  if (bytes > MAX_SCHEMA_BYTES) bad(field, `is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`, true);
   if (field === 'inputSchema' && schema.type !== 'object')
-    bad(
-      field,
-      `inputSchema must have type "object" (tool arguments are an object), got type ${quote(schema.type)}`,
-    );
+    bad(field, `must have type "object" (tool arguments are an object), got type ${quote(schema.type)}`, true);
 }
-
-type Report = (field: string, message: string) => void;
 
 /** Every problem with `contract`, in field order, and with `normalize` (and no problems) its normalized copy. */
 function inspectContract(contract: unknown, normalize = true): Inspection {
   const problems: ContractProblem[] = [];
-  const bad: Report = (field, message) => void problems.push({ field, message });
+  const bad: Report = (field, message, say) =>
+    void problems.push({ field, message: say ? `${field} ${message}` : message });
   if (!isObject(contract)) {
     bad('', `a contract must be an object, got ${got(contract)}`);
     return { problems };
   }
   const c = contract;
   /** Whether the field holds one of `values` (absent counts when it is optional). */
-  const choice = (field: string, values: readonly string[], optional: boolean): boolean => {
+  const choice = (field: string, values: readonly string[], optional?: boolean): boolean => {
     const value = c[field];
     if ((optional && value === undefined) || values.includes(value as string)) return true;
-    bad(field, `${field} must be one of ${oneOf(values)}, got ${quote(value)}`);
+    bad(field, `must be one of ${oneOf(values)}, got ${quote(value)}`, true);
     return false;
   };
 
@@ -167,10 +153,10 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
   const parsed = parseCapabilityId(c.id);
   if (!parsed.ok) bad('id', `bad id: ${parsed.reason}`);
 
-  const { kind, effect, description } = c;
-  choice('kind', CAPABILITY_KINDS, false);
+  const { kind, effect, description, timeoutMs } = c;
+  choice('kind', CAPABILITY_KINDS);
   if (
-    choice('effect', CAPABILITY_EFFECTS, false) &&
+    choice('effect', CAPABILITY_EFFECTS) &&
     kind === 'observation' &&
     !OBSERVATION_EFFECTS.includes(effect as CapabilityEffect)
   ) {
@@ -181,28 +167,24 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
   }
   choice('confirmation', CONFIRMATION_REQUIREMENTS, true);
 
-  if (typeof description !== 'string')
-    bad('description', `description must be a string, got ${quote(description)}`);
-  else if (description.trim().length === 0)
+  if (typeof description !== 'string') bad('description', `must be a string, got ${quote(description)}`, true);
+  else if (!description.trim())
     bad(
       'description',
-      'description is empty: say what the capability does, for the model and for the person approving it',
+      'is empty: say what the capability does, for the model and for the person approving it',
+      true,
     );
   else if (description.length > MAX_DESCRIPTION_LENGTH)
-    bad(
-      'description',
-      `description is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`,
-    );
+    bad('description', `is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`, true);
 
   if (c.inputSchema !== undefined) inspectSchema('inputSchema', c.inputSchema, bad);
   if (c.outputSchema !== undefined) inspectSchema('outputSchema', c.outputSchema, bad);
 
   if (c.untrustedOutput !== undefined && typeof c.untrustedOutput !== 'boolean')
-    bad('untrustedOutput', `untrustedOutput must be true or false, got ${quote(c.untrustedOutput)}`);
+    bad('untrustedOutput', `must be true or false, got ${quote(c.untrustedOutput)}`, true);
   choice('concurrency', CAPABILITY_CONCURRENCIES, true);
-  const { timeoutMs } = c;
   if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && (timeoutMs as number) > 0))
-    bad('timeoutMs', `timeoutMs must be a positive integer of milliseconds, got ${quote(timeoutMs)}`);
+    bad('timeoutMs', `must be a positive integer of milliseconds, got ${quote(timeoutMs)}`, true);
 
   if (problems.length || !normalize) return { problems };
 
