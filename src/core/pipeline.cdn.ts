@@ -92,13 +92,6 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
     return (this.#real = real);
   }
 
-  #need(): RealConfirmationStore {
-    const real = this.#store();
-    // Only the pipeline fills the store, and it runs once the chunk has loaded: this is a kit bug.
-    if (real === undefined) throw new Error('agent-surface-kit: confirmations written before the invoke pipeline loaded');
-    return real;
-  }
-
   // -- the person's side: an empty store's answers until the real one exists -------------------
 
   // The public methods are handed around detached, as the real store's are: arrow properties.
@@ -139,20 +132,22 @@ export class ConfirmationStore implements Pick<RealConfirmationStore, keyof Real
   };
 
   // -- the pipeline's and the registry's side ------------------------------------------------
+  // Only the pipeline fills the store, and it runs once the chunk has loaded, so the real store
+  // is there for these three (were it not, a kit bug, they would throw a TypeError).
 
   request(binding: Parameters<RealConfirmationStore['request']>[0]): ReturnType<RealConfirmationStore['request']> {
-    return this.#need().request(binding);
+    return this.#store()!.request(binding);
   }
 
   check(
     confirmationId: string,
     binding: Parameters<RealConfirmationStore['check']>[1],
   ): ReturnType<RealConfirmationStore['check']> {
-    return this.#need().check(confirmationId, binding);
+    return this.#store()!.check(confirmationId, binding);
   }
 
   consume(record: Parameters<RealConfirmationStore['consume']>[0]): boolean {
-    return this.#need().consume(record);
+    return this.#store()!.consume(record);
   }
 
   expireRegistration(registrationId: string): void {
