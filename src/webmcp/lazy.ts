@@ -26,45 +26,29 @@ import type {
   WebMcpSourceOptions,
 } from './types.js';
 
-/** A call waiting for the module: runs on the real object, or learns the load failed. */
-type Waiting<T> = (real: T | undefined, error?: unknown) => void;
-
 /**
- * Loads a module on first need and builds the real object once. `call` queues a call; the queue
- * runs synchronously right after construction, so no state between calls is observable.
+ * Loads a module on first need and builds the real object once. `call` waits for it: the waiting
+ * calls are reactions to one promise, so they run in the order they were made, one right after the
+ * other, and the first of them hands the real object over (`onReady`) before any of them runs.
  */
 function lazily<T>(load: () => Promise<T>, onReady: (real: T) => void) {
-  let loading: Promise<void> | undefined;
-  let queue: Waiting<T>[] = [];
-  const fail = (error: unknown) => {
-    // A later call may try again (a flaky network, a chunk deployed late).
-    loading = undefined;
-    const waiting = queue;
-    queue = [];
-    for (const call of waiting) call(undefined, error);
-  };
+  let loading: Promise<T> | undefined;
+  let ready = false;
   return {
     get loading(): boolean {
       return loading !== undefined;
     },
-    call<R>(use: (real: T) => Promise<R>, fallback: (error: unknown) => R | Promise<R>): Promise<R> {
-      const result = new Promise<R>((resolve, reject) => {
-        queue.push((real, error) => {
-          // One call throwing must not keep the calls queued after it from running.
-          try {
-            resolve(real ? use(real) : fallback(error));
-          } catch (thrown) {
-            reject(thrown);
-          }
-        });
+    call<R>(use: (real: T) => R | Promise<R>, fallback?: (error: unknown) => R | Promise<R>): Promise<R> {
+      loading ??= load().catch((error: unknown) => {
+        // A later call may try again (a flaky network, a chunk deployed late).
+        loading = undefined;
+        throw error;
       });
-      loading ??= load().then((real) => {
-        onReady(real);
-        const waiting = queue;
-        queue = [];
-        for (const call of waiting) call(real);
-      }, fail);
-      return result;
+      return loading.then((real) => {
+        if (!ready) onReady(real);
+        ready = true;
+        return use(real);
+      }, fallback);
     },
   };
 }
@@ -81,9 +65,7 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
   let status: WebMcpAdapterStatus = 'idle';
   const loader = lazily(
     async () => (await import('./adapter.js')).createWebMcpAdapter(options),
-    (adapter) => {
-      real = adapter;
-    },
+    (adapter) => (real = adapter),
   );
   const done = () => undefined;
 
@@ -103,10 +85,7 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
         return Promise.reject(error);
       }
       // A second start() while loading fails on the real adapter, as it would have at once.
-      return loader.call(
-        (adapter) => adapter.start(host),
-        (error) => Promise.reject(error),
-      );
+      return loader.call((adapter) => adapter.start(host));
     },
     stop(): Promise<void> {
       if (real) return real.stop();
@@ -129,27 +108,22 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
 
 /** Settles like `promise`, or rejects with `CANCELLED` once `signal` aborts (as the real discover does). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ToolSourceError('CANCELLED', DISCOVERY_CANCELLED_MESSAGE));
-    signal.addEventListener('abort', onAbort, { once: true });
-    const detach = () => signal.removeEventListener('abort', onAbort);
-    promise.then(
-      (value) => {
-        detach();
-        resolve(value);
-      },
-      (error: unknown) => {
-        detach();
-        reject(error);
-      },
-    );
-  });
+  return signal
+    ? new Promise<T>((resolve, reject) => {
+        const onAbort = () => reject(new ToolSourceError('CANCELLED', DISCOVERY_CANCELLED_MESSAGE));
+        signal.addEventListener('abort', onAbort, { once: true });
+        promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      })
+    : promise;
 }
 
+/** The error a call answers with when the source's module could not be loaded. */
 function loadFailure(error: unknown): ToolSourceError {
-  const message = error instanceof Error && error.message ? error.message : String(error);
-  return new ToolSourceError('EXECUTION_FAILED', `The WebMCP tool source could not be loaded: ${message}`, { reason: 'load-failed' });
+  return new ToolSourceError(
+    'EXECUTION_FAILED',
+    `The WebMCP tool source could not be loaded: ${error instanceof Error && error.message ? error.message : String(error)}`,
+    { reason: 'load-failed' },
+  );
 }
 
 /**
@@ -219,7 +193,7 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
       disposed = true;
       early.clear();
       // Calls already waiting still run on the real source first, then it is disposed after them.
-      if (loader.loading) void loader.call((source) => Promise.resolve(source.dispose()), () => undefined);
+      if (loader.loading) void loader.call((source) => source.dispose(), () => undefined);
     },
   };
 }
