@@ -1,5 +1,5 @@
 import { ContextConsumer } from '@lit/context';
-import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
+import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpAdapterStatus } from '../webmcp/types.js';
 import { ensureContextRoot, registryContext } from './context.js';
@@ -29,11 +29,8 @@ export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error';
  * @fires {AgentWebMcpConflictEvent} agent-webmcp-conflict - The host refused a tool name; `detail` says which and why.
  */
 export class AgentWebMcpElement extends ReactiveElement {
-  static override styles = css`
-    :host {
-      display: none;
-    }
-  `;
+  // A constant: `unsafeCSS` (not the `css` tag) keeps lit's template-checking tag out of the entry.
+  static override styles = unsafeCSS(':host { display: none; }');
 
   static override properties = {
     scope: { type: String },

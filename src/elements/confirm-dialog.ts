@@ -4,7 +4,7 @@
  * element never fetch it, and the elements entry stays small. It is the only element code that
  * uses lit-html (through `lit/html.js`, not `lit`, so LitElement stays out of the chunk too).
  */
-import { adoptStyles, css, type ReactiveController } from '@lit/reactive-element';
+import { adoptStyles, unsafeCSS, type ReactiveController } from '@lit/reactive-element';
 import { html, nothing, render } from 'lit/html.js';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
 import type { AgentConfirmElement } from './agent-confirm.js';
@@ -17,8 +17,11 @@ import { describeEffect, formatInput, formatRemaining } from './format-input.js'
  */
 export type ConfirmDialogPort = () => AgentSurfaceRegistry | undefined;
 
-/** @internal */
-export const confirmDialogStyles = css`
+/**
+ * @internal A constant, given to `unsafeCSS` rather than the `css` tag so that neither this chunk nor
+ * the entry needs lit's template-checking tag.
+ */
+export const confirmDialogStyles = unsafeCSS(`
   :host {
     display: contents;
   }
@@ -107,7 +110,7 @@ export const confirmDialogStyles = css`
     outline: 2px solid var(--agent-confirm-accent, #0b57d0);
     outline-offset: 2px;
   }
-`;
+`);
 
 /** The element that has focus, looking into shadow roots. */
 function deepActiveElement(): HTMLElement | undefined {
