@@ -2,11 +2,7 @@
  * `toToolResult`: an invocation result in the MCP tool-result shape. Error code, retry advice and
  * details travel in the text content (what every model sees) and in `structuredContent`.
  */
-import type { AgentInvocationResult, JsonObject, JsonValue, ToolResult } from './types.js';
-
-function isJsonObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import type { AgentInvocationResult, JsonObject, ToolResult } from './types.js';
 
 /**
  * `{ content: [{ type: "text", text }], isError, structuredContent }`.
@@ -17,19 +13,18 @@ function isJsonObject(value: JsonValue | undefined): value is JsonObject {
  */
 export function toToolResult(result: AgentInvocationResult): ToolResult {
   if (result.ok) {
-    const output = result.output;
+    const { output } = result;
     // `undefined` never crosses the registry (output must be JSON), but a custom tool may slip.
-    const text = output === undefined ? 'null' : JSON.stringify(output);
-    return isJsonObject(output)
-      ? { content: [{ type: 'text', text }], isError: false, structuredContent: output }
-      : { content: [{ type: 'text', text }], isError: false };
+    const tool: ToolResult = {
+      content: [{ type: 'text', text: output === undefined ? 'null' : JSON.stringify(output) }],
+      isError: false,
+    };
+    if (typeof output === 'object' && output !== null && !Array.isArray(output)) tool.structuredContent = output;
+    return tool;
   }
-  const error: JsonObject = {
-    code: result.error.code,
-    message: result.error.message,
-    retry: result.error.retry,
-  };
-  if (result.error.details !== undefined) error.details = result.error.details;
+  const { code, message, retry, details } = result.error;
+  const error: JsonObject = { code, message, retry };
+  if (details !== undefined) error.details = details;
   return {
     content: [{ type: 'text', text: JSON.stringify(error) }],
     isError: true,
