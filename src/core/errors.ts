@@ -44,12 +44,12 @@ export class AgentSurfaceError extends Error {
   readonly retry: AgentRetry;
   readonly details?: JsonObject;
 
-  constructor(code: AgentErrorCode, message: string, options: { retry?: AgentRetry; details?: JsonObject } = {}) {
+  constructor(code: AgentErrorCode, message: string, { retry, details }: { retry?: AgentRetry; details?: JsonObject } = {}) {
     super(message);
     this.name = 'AgentSurfaceError';
     this.code = code;
-    this.retry = options.retry ?? DEFAULT_RETRY[code];
-    if (options.details !== undefined) this.details = options.details;
+    this.retry = retry ?? DEFAULT_RETRY[code];
+    if (details !== undefined) this.details = details;
   }
 
   toPayload(): AgentErrorPayload {

@@ -301,7 +301,7 @@ export class RegistryCore {
     const all = this.listeners as Record<string, readonly unknown[]>;
     // The listener lists are the event types (a fresh set after dispose).
     if (!Object.hasOwn(all, type)) {
-      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${Object.keys(all).join(', ')}`);
+      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${Object.keys(all).join(' ')}`);
     }
     if (typeof listener !== 'function') throw new TypeError(`registry.on("${type}", listener): listener must be a function`);
     if (this.disposed) return () => {};
@@ -426,7 +426,14 @@ export class RegistryCore {
     slot.instances.set(instanceId, registration);
     slot.only = slot.instances.size === 1 ? registration : undefined;
     this.ordered.splice(this.#indexOf(registration), 0, registration);
-    return new Handle(this, registration);
+    // The handle (`RegistrationHandle`): its ids, and methods that work detached.
+    return {
+      registrationId: registration.id,
+      capabilityId: id,
+      ...withInstance(instanceId),
+      update: (next) => this.update(registration, next),
+      unregister: () => this.unregister(registration),
+    };
   }
 
   #admit(authority: AgentSurfaceAuthority, contract: CapabilityContract, token: string | null | undefined): Admission {
@@ -504,7 +511,7 @@ export class RegistryCore {
     const key = consumer.kind + '\u0000' + consumer.id + '\u0000' + scopeKey(context.scope);
     let snapshot = memo.get(key);
     if (snapshot === undefined) {
-      snapshot = buildSnapshot(this.ordered, context, this.policies, this.surfaceVersion);
+      snapshot = buildSnapshot(this.ordered, context, this.hasDiscover ? this.policies : undefined, this.surfaceVersion);
       if (memo.size >= MAX_MEMO) memo.clear();
       memo.set(key, snapshot);
     }
@@ -537,36 +544,6 @@ export class RegistryCore {
     this.counter++;
     this.#version = undefined;
     this.listeners = noListeners();
-  }
-}
-
-/** The handle `register()` returns. */
-class Handle implements RegistrationHandle {
-  readonly registrationId: string;
-  readonly capabilityId: string;
-  readonly instanceId?: string;
-  readonly #core: RegistryCore;
-  readonly #registration: Registration;
-
-  constructor(core: RegistryCore, registration: Registration) {
-    this.registrationId = registration.id;
-    this.capabilityId = registration.capabilityId;
-    if (registration.instanceId !== undefined) this.instanceId = registration.instanceId;
-    this.#core = core;
-    this.#registration = registration;
-  }
-
-  /** Whether the registration is still live. */
-  get active(): boolean {
-    return this.#registration.active;
-  }
-
-  update(state: Partial<CapabilityState>): void {
-    this.#core.update(this.#registration, state);
-  }
-
-  unregister(): void {
-    this.#core.unregister(this.#registration);
   }
 }
 

@@ -42,21 +42,20 @@ export function discoverable(
   return true;
 }
 
-/** Builds a snapshot from registrations already in descriptor order. */
+/** Builds a snapshot from registrations already in descriptor order; `policies` when one has `discover`. */
 export function buildSnapshot(
   sources: readonly SnapshotSource[],
   context: SnapshotContext,
-  policies: readonly AgentSurfacePolicy[],
+  policies: readonly AgentSurfacePolicy[] | undefined,
   surfaceVersion: string,
 ): SurfaceSnapshot {
   const inScope = compileScopeParts(context.scope);
-  const filtering = policies.some((p) => typeof p.discover === 'function');
   const capabilities: CapabilityDescriptor[] = [];
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i];
     if (inScope !== undefined && !inScope(source.info.plane, source.info.path)) continue;
     const descriptor = source.descriptor();
-    if (filtering && !discoverable(policies, context.consumer, descriptor)) continue;
+    if (policies !== undefined && !discoverable(policies, context.consumer, descriptor)) continue;
     capabilities.push(descriptor);
   }
   return Object.freeze({
