@@ -62,7 +62,7 @@ function refuse(
     reason,
     error: {
       code: 'UNAUTHORIZED_CONTRACT',
-      message: `Capability "${id}" ${problem}run \`agent-surface compile\` and use the token it gives${tail}`,
+      message: `Capability "${id}" ${problem}use the token \`agent-surface compile\` gives${tail}`,
       details: { capabilityId: id, reason, ...details },
     },
   };
@@ -238,7 +238,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
   const { manifest, validators } = (options ?? {}) as Partial<CompilerAuthorityOptions>;
   const fail = (problem: string): never => {
     throw new TypeError(
-      `createCompilerAuthority: ${problem}. Pass the \`manifest\` and \`validators\` that \`agent-surface compile\` wrote.`,
+      `createCompilerAuthority: ${problem}; pass the \`manifest\` and \`validators\` \`agent-surface compile\` wrote.`,
     );
   };
   const isObject = (v: unknown): v is object => v !== null && typeof v === 'object';
@@ -302,8 +302,8 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
         return refuse(
           id,
           known
-            ? 'carries a token this build did not issue (the manifest has another token for it): '
-            : "is not in this build's manifest and its token is unknown: add it to the compiled sources and ",
+            ? 'carries a token this build did not issue: '
+            : "is not in this build's manifest: compile it and ",
           'unknown-token',
           { inManifest: known !== undefined },
         );
@@ -311,7 +311,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       if (tokenOwner !== id) {
         return refuse(
           id,
-          `carries the token of "${tokenOwner}": each capability needs its own token; `,
+          `carries the token of "${tokenOwner}": `,
           'token-of-another-contract',
           { tokenOf: tokenOwner },
         );
@@ -322,7 +322,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
         const fields = differingFields(normalized.contract, prepared.entry.contract);
         return refuse(
           id,
-          `declares a contract that differs from the one this build authorized (${fields.join(', ')}): `,
+          `differs from the authorized contract (${fields.join(', ')}): `,
           'contract-differs',
           { fields },
         );
@@ -361,8 +361,7 @@ export function devAuthority(): AgentSurfaceAuthority {
       if (!warned.has(c.id)) {
         warned.add(c.id);
         console.warn(
-          `[agent-surface-kit DEV_AUTHORITY] "${c.id}" is admitted without compile-time authorization by devAuthority(). ` +
-            'Compile the contracts with `agent-surface compile` and use createCompilerAuthority() before shipping.',
+          `[agent-surface-kit DEV_AUTHORITY] "${c.id}" is admitted without compile-time authorization by devAuthority(): use \`agent-surface compile\` and createCompilerAuthority() before shipping.`,
         );
       }
       const canonical = canonicalJson(c);

@@ -106,19 +106,6 @@ function attr(value: string | null | undefined): string | null {
   return value.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '');
 }
 
-function oneOf<T extends string>(
-  value: string | null,
-  allowed: readonly T[],
-  what: string,
-  who: string,
-  problems: string[],
-): T | undefined {
-  if (value === null) return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  problems.push(`${who} has ${what}="${value}": use one of ${allowed.join(', ')}`);
-  return undefined;
-}
-
 function parseSchema(
   text: string | null,
   which: 'input' | 'output',
@@ -134,11 +121,8 @@ function parseSchema(
     problems.push(`${where} is not valid JSON: ${(error as Error).message}`);
     return undefined;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    problems.push(`${where} must be a JSON object`);
-    return undefined;
-  }
-  return value as JsonSchema;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as JsonSchema;
+  problems.push(`${where} must be a JSON object`);
 }
 
 /** Builds the contract a declaration states, or says everything that is wrong with it. Never throws. */
@@ -148,71 +132,57 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
   const view = attr(decl.view);
   const placementView = attr(decl.placementView);
   const who = tagOf(name);
+  const say = (problem: string) => void problems.push(`${who} ${problem}`);
+  /** The attribute's value when it is one of `allowed`; `undefined` when absent or (a problem) another. */
+  const pick = <T extends string>(
+    what: 'plane' | 'kind' | 'effect' | 'confirmation' | 'concurrency',
+    allowed: readonly T[],
+  ): T | undefined => {
+    const value = attr(decl[what]);
+    if (value === null || (allowed as readonly string[]).includes(value)) return (value ?? undefined) as T | undefined;
+    say(`has ${what}="${value}": use one of ${allowed.join(', ')}`);
+  };
 
-  if (!name) problems.push(`${who} has no name="…": give it a name such as name="selectRows"`);
-  else if (!PATH_RE.test(name)) {
-    problems.push(
-      `${who} has an invalid name: use dot-separated segments without spaces or ":" (e.g. name="selectRows")`,
-    );
-  }
-  if (view !== null && !PATH_RE.test(view)) {
-    problems.push(`${who} has an invalid view="${view}": use the name of its <agent-view>`);
-  }
+  if (!name) say('has no name="…": add one, e.g. name="selectRows"');
+  else if (!PATH_RE.test(name)) say('has an invalid name: use dot-separated words without spaces or ":"');
+  if (view !== null && !PATH_RE.test(view)) say(`has an invalid view="${view}": use the name of its <agent-view>`);
 
   // Placement: the id comes from where the element sits; an explicit view or plane must agree with it.
-  const plane = oneOf(attr(decl.plane), PLANES, 'plane', who, problems);
+  const plane = pick('plane', PLANES);
   let idView: string | null = null;
   if (plane === 'domain') {
-    if (view !== null)
-      problems.push(
-        `${who} declares plane="domain" and view="${view}": a domain capability has no view, remove one`,
-      );
-    if (placementView) {
-      problems.push(
-        `${who} declares plane="domain" but sits inside <agent-view name="${placementView}">: move it out of the view or drop plane="domain"`,
-      );
-    }
+    if (view !== null) say(`declares plane="domain" and view="${view}": remove one`);
+    if (placementView) say(`declares plane="domain" but sits inside <agent-view name="${placementView}">: move it out or drop plane`);
   } else if (view !== null) {
     if (placementView !== view) {
-      problems.push(
+      say(
         placementView
-          ? `${who} declares view="${view}" but its nearest <agent-view> is "${placementView}"`
-          : `${who} declares view="${view}" but is not inside an <agent-view name="${view}">`,
+          ? `declares view="${view}" but its nearest <agent-view> is "${placementView}"`
+          : `declares view="${view}" but is not inside an <agent-view name="${view}">`,
       );
     }
     idView = view;
   } else if (placementView) {
     idView = placementView;
   } else if (plane === 'view') {
-    problems.push(
-      `${who} declares plane="view" but is not inside an <agent-view>: add view="…" or move it into its view`,
-    );
+    say('declares plane="view" but is not inside an <agent-view>: add view="…" or move it');
   }
 
-  const kind = oneOf(attr(decl.kind), CAPABILITY_KINDS, 'kind', who, problems) ?? 'action';
-  const effectAttr = attr(decl.effect);
-  if (effectAttr === null || effectAttr === '') {
-    problems.push(
-      `${who} has no effect="…": say what calling it does, one of ${CAPABILITY_EFFECTS.join(', ')}`,
-    );
-  }
-  const effect = effectAttr ? oneOf(effectAttr, CAPABILITY_EFFECTS, 'effect', who, problems) : undefined;
-  const confirmation =
-    oneOf(attr(decl.confirmation), CONFIRMATION_REQUIREMENTS, 'confirmation', who, problems) ?? 'never';
-  const concurrency = oneOf(attr(decl.concurrency), CAPABILITY_CONCURRENCIES, 'concurrency', who, problems);
+  const kind = pick('kind', CAPABILITY_KINDS) ?? 'action';
+  const effect = attr(decl.effect) ? pick('effect', CAPABILITY_EFFECTS) : undefined;
+  if (!attr(decl.effect)) say(`has no effect="…": say what calling it does, one of ${CAPABILITY_EFFECTS.join(', ')}`);
+  const confirmation = pick('confirmation', CONFIRMATION_REQUIREMENTS) ?? 'never';
+  const concurrency = pick('concurrency', CAPABILITY_CONCURRENCIES);
 
-  const description =
-    decl.description === null || decl.description === undefined ? '' : normalizeDescription(decl.description);
-  if (!description)
-    problems.push(`${who} has no description="…": describe for the agent and the person what it does`);
+  const description = normalizeDescription(decl.description ?? '');
+  if (!description) say('has no description="…": say what it does');
 
   let timeoutMs: number | undefined;
   const timeoutAttr = attr(decl.timeoutMs);
   if (timeoutAttr !== null) {
     const n = /^\d+$/.test(timeoutAttr) ? Number(timeoutAttr) : NaN;
-    if (!Number.isSafeInteger(n) || n <= 0) {
-      problems.push(`${who} has timeout-ms="${timeoutAttr}": use a whole number of milliseconds above 0`);
-    } else timeoutMs = n;
+    if (!Number.isSafeInteger(n) || n <= 0) say(`has timeout-ms="${timeoutAttr}": use a whole number of milliseconds above 0`);
+    else timeoutMs = n;
   }
 
   const inputSchema = parseSchema(decl.inputSchemaText, 'input', who, problems);
@@ -263,9 +233,7 @@ export function schemaTextsFromScripts(
     if (attr(script.type)?.toLowerCase() !== SCHEMA_SCRIPT_TYPE) continue;
     const role = attr(script.dataSchema) ?? 'input';
     if (role !== 'input' && role !== 'output') {
-      problems.push(
-        `${who} has a schema script with data-schema="${role}": use "output" for the output schema, or nothing for the input schema`,
-      );
+      problems.push(`${who} has a schema script with data-schema="${role}": use "output" or no data-schema`);
       continue;
     }
     if (texts[role] !== null) {

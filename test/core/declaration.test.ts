@@ -244,6 +244,6 @@ test('schemaTextsFromScripts picks the input and output scripts', () => {
   assert.equal(dup.inputSchemaText, '{}');
   assert.deepEqual(dup.problems, [
     '<agent-capability name="x"> has more than one input schema script: keep one',
-    '<agent-capability name="x"> has a schema script with data-schema="result": use "output" for the output schema, or nothing for the input schema',
+    '<agent-capability name="x"> has a schema script with data-schema="result": use "output" or no data-schema',
   ]);
 });
