@@ -23,6 +23,7 @@ import type {
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
+import { eventParent } from './tree-order.js';
 
 /** A registration waiting for the next batch: where, what, and the keys that tell a real change. */
 interface Desired {
@@ -306,12 +307,7 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   /** An `<agent-view>` above this element that is not upgraded yet: wait for its context. */
   #viewPending(): boolean {
-    // The path a context request travels: into assigned slots, out of shadow roots.
-    for (
-      let n: Node | null = this.assignedSlot ?? this.parentNode;
-      n;
-      n = (n as Element).assignedSlot ?? n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)
-    ) {
+    for (let n = eventParent(this); n; n = eventParent(n)) {
       if (n instanceof Element && n.localName === 'agent-view') return !n.matches(':defined');
     }
     return false;

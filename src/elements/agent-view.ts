@@ -148,15 +148,8 @@ export class AgentViewElement extends ReactiveElement {
       : instance || this.#auto
         ? { name, instance: instance || this.#auto }
         : { name };
-    const current = this.#provider.value;
-    if (
-      !current ||
-      current.name !== next.name ||
-      current.instance !== next.instance ||
-      current.refused !== next.refused
-    ) {
-      this.#provider.setValue(next);
-    }
+    // Both built above, so equal values serialize alike; a new object would wake every consumer.
+    if (JSON.stringify(next) !== JSON.stringify(this.#provider.value)) this.#provider.setValue(next);
   }
 }
 

@@ -1,16 +1,11 @@
 import { ContextEvent, ContextProvider } from '@lit/context';
 import type { ReactiveControllerHost } from '@lit/reactive-element';
 import { viewContext } from './context.js';
+import { eventParent } from './tree-order.js';
 
 /** Whether `node` sits inside `ancestor` along the path events travel (slots, shadow roots). */
 function isInside(node: Node, ancestor: Node): boolean {
-  for (
-    let n: Node | null = node;
-    n;
-    n = (n as Element).assignedSlot ?? n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)
-  ) {
-    if (n === ancestor) return true;
-  }
+  for (let n: Node | null = node; n; n = eventParent(n)) if (n === ancestor) return true;
   return false;
 }
 

@@ -26,3 +26,8 @@ export function compareTreeOrder(a: Node, b: Node): number {
   if (y instanceof ShadowRoot) return 1;
   return x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
 }
+
+/** The next node up the path a (composed) event or context request travels: into assigned slots, out of shadow roots. */
+export function eventParent(n: Node): Node | null {
+  return (n as Element).assignedSlot ?? n.parentNode ?? (n instanceof ShadowRoot ? n.host : null);
+}
