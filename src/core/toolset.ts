@@ -242,16 +242,6 @@ function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry
   );
 }
 
-/**
- * Whether an entry's level-0 name can equal another target's. Names without a '-' are the reversible
- * encoding of a canonical id plus, at most, `_at_` and a plain instance: that encoding is injective
- * (the id part always ends at the first single '_'), and every hashed name contains a '-'. So only
- * hashed names and instances with a '-' need the collision check.
- */
-function mayCollide({ baseName, descriptor }: DirectEntry): boolean {
-  return baseName.charCodeAt(baseName.length - 9) === 45 || !!descriptor.instanceId?.includes('-');
-}
-
 // ---------------------------------------------------------------------------------------------
 // The toolset
 
@@ -398,9 +388,7 @@ export function createAgentToolset(
 
   const rebuild = ({ surfaceVersion: version, capabilities: list }: SurfaceSnapshot): DirectCatalog => {
     const prev = catalog;
-    // Only names with a '-' can collide (see mayCollide): usually none, so no hashing of every name.
-    const contested = new Set<string>();
-    let collided = false;
+    const names = new Set<string>();
     const entries = list.map((d, i) => {
       // Positions rarely move between two builds: compare in place before any lookup.
       const at = prev?.entries[i];
@@ -419,15 +407,12 @@ export function createAgentToolset(
               version,
             };
       entry.version = version;
-      if (mayCollide(entry)) {
-        if (contested.has(entry.baseName)) collided = true;
-        else contested.add(entry.baseName);
-      }
+      names.add(entry.baseName);
       return entry;
     });
     // Rare (a hash collision, or an instance id made to look like another name): settle names
     // from the colliding set only.
-    const settled = collided ? assignWireNames(list) : undefined;
+    const settled = names.size < list.length ? assignWireNames(list) : undefined;
     const tools = entries.map((entry, i) => {
       const name = settled ? settled.get(list[i]!)! : entry.baseName;
       return entry.tool?.name === name ? entry.tool : (entry.tool = makeTool(entry, name));
