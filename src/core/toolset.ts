@@ -157,17 +157,6 @@ export function renderCapabilityState(tools: readonly Pick<AgentTool, 'name' | '
   return lines.length ? `Current capability state:\n${lines.join('\n')}` : '';
 }
 
-/** Schema texts, cached per schema object: registries hand out the same object while a contract lives. */
-const schemaTexts = new WeakMap<object, string>();
-function schemaText(schema: JsonSchema): string {
-  let text = schemaTexts.get(schema);
-  if (text === undefined) {
-    text = JSON.stringify(schema);
-    schemaTexts.set(schema, text);
-  }
-  return text;
-}
-
 /** What a tool is made of besides its schema and state: the target and the stable text. */
 const TOOL_FIELDS = [
   'registrationId',
@@ -193,7 +182,8 @@ function sameDescriptor(a: CapabilityDescriptor, b: CapabilityDescriptor): boole
     a === b ||
     (sameFields(a, b, TOOL_FIELDS) &&
       sameFields(a.state, b.state, STATE_FIELDS) &&
-      (a.inputSchema === b.inputSchema || schemaText(a.inputSchema) === schemaText(b.inputSchema)))
+      // Registries hand out the same schema object while a contract lives: text only when they differ.
+      (a.inputSchema === b.inputSchema || JSON.stringify(a.inputSchema) === JSON.stringify(b.inputSchema)))
   );
 }
 
