@@ -60,15 +60,9 @@ function describePath(path: string): string {
   return path === '' ? '(root)' : `"${path}"`;
 }
 
-function escapePointerToken(key: string): string {
-  return key.indexOf('~') < 0 && key.indexOf('/') < 0 ? key : key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** Builds a JSON pointer from path segments (RFC 6901). */
 export function jsonPointer(segments: readonly (string | number)[]): string {
-  let out = '';
-  for (const s of segments) out += '/' + (typeof s === 'number' ? String(s) : escapePointerToken(s));
-  return out;
+  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
 function typeName(value: unknown): string {

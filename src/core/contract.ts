@@ -103,12 +103,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Reports a problem of `field`; `say` writes the field's name before what is wrong with it. */
-type Report = (field: string, message: string, say?: boolean) => void;
+/** Reports a problem of `field`, its name written before what is wrong unless `named` is false. */
+type Report = (field: string, message: string, named?: boolean) => void;
 
 /** Reports the problems of one schema. */
 function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, bad: Report): void {
-  if (!isObject(schema)) return bad(field, `must be a JSON Schema object, got ${got(schema)}`, true);
+  if (!isObject(schema)) return bad(field, `must be a JSON Schema object, got ${got(schema)}`);
   // The depth limit here is far above MAX_SCHEMA_DEPTH only to stop at cycles cheaply.
   const { problem, depth, bytes } = walkJson(schema, false, 64);
   if (problem)
@@ -117,23 +117,25 @@ function inspectSchema(field: 'inputSchema' | 'outputSchema', schema: unknown, b
       problem.code === 'too-deep'
         ? `is nested more than 64 levels deep; the limit is ${MAX_SCHEMA_DEPTH}`
         : `is not JSON: ${problem.reason} at ${problem.path || '(root)'}`,
-      true,
     );
   if (depth > MAX_SCHEMA_DEPTH)
-    bad(field, `is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`, true);
+    bad(
+      field,
+      `is nested ${depth} levels deep; the limit is ${MAX_SCHEMA_DEPTH} (flatten it or split the capability)`,
+    );
   // The walk measures the JSON text; the canonical text only orders keys, so it has the same size.
-  if (bytes > MAX_SCHEMA_BYTES) bad(field, `is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`, true);
+  if (bytes > MAX_SCHEMA_BYTES) bad(field, `is ${bytes} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`);
   if (field === 'inputSchema' && schema.type !== 'object')
-    bad(field, `must have type "object" (tool arguments are an object), got type ${quote(schema.type)}`, true);
+    bad(field, `must have type "object" (tool arguments are an object), got type ${quote(schema.type)}`);
 }
 
 /** Every problem with `contract`, in field order, and with `normalize` (and no problems) its normalized copy. */
 function inspectContract(contract: unknown, normalize = true): Inspection {
   const problems: ContractProblem[] = [];
-  const bad: Report = (field, message, say) =>
-    void problems.push({ field, message: say ? `${field} ${message}` : message });
+  const bad: Report = (field, message, named = true) =>
+    void problems.push({ field, message: named ? `${field} ${message}` : message });
   if (!isObject(contract)) {
-    bad('', `a contract must be an object, got ${got(contract)}`);
+    bad('', `a contract must be an object, got ${got(contract)}`, false);
     return { problems };
   }
   const c = contract;
@@ -141,17 +143,17 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
   const choice = (field: string, values: readonly string[], optional?: boolean): boolean => {
     const value = c[field];
     if ((optional && value === undefined) || values.includes(value as string)) return true;
-    bad(field, `must be one of ${oneOf(values)}, got ${quote(value)}`, true);
+    bad(field, `must be one of ${oneOf(values)}, got ${quote(value)}`);
     return false;
   };
 
   for (const key of Object.keys(c)) {
     if (!CONTRACT_KEYS.has(key))
-      bad(key, `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})`);
+      bad(key, `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})`, false);
   }
 
   const parsed = parseCapabilityId(c.id);
-  if (!parsed.ok) bad('id', `bad id: ${parsed.reason}`);
+  if (!parsed.ok) bad('id', `bad id: ${parsed.reason}`, false);
 
   const { kind, effect, description, timeoutMs } = c;
   choice('kind', CAPABILITY_KINDS);
@@ -163,28 +165,28 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
     bad(
       'effect',
       `an observation only reads: its effect must be ${oneOf(OBSERVATION_EFFECTS)}, got "${String(effect)}" (make it an action)`,
+      false,
     );
   }
   choice('confirmation', CONFIRMATION_REQUIREMENTS, true);
 
-  if (typeof description !== 'string') bad('description', `must be a string, got ${quote(description)}`, true);
+  if (typeof description !== 'string') bad('description', `must be a string, got ${quote(description)}`);
   else if (!description.trim())
     bad(
       'description',
       'is empty: say what the capability does, for the model and for the person approving it',
-      true,
     );
   else if (description.length > MAX_DESCRIPTION_LENGTH)
-    bad('description', `is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`, true);
+    bad('description', `is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`);
 
   if (c.inputSchema !== undefined) inspectSchema('inputSchema', c.inputSchema, bad);
   if (c.outputSchema !== undefined) inspectSchema('outputSchema', c.outputSchema, bad);
 
   if (c.untrustedOutput !== undefined && typeof c.untrustedOutput !== 'boolean')
-    bad('untrustedOutput', `must be true or false, got ${quote(c.untrustedOutput)}`, true);
+    bad('untrustedOutput', `must be true or false, got ${quote(c.untrustedOutput)}`);
   choice('concurrency', CAPABILITY_CONCURRENCIES, true);
   if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && (timeoutMs as number) > 0))
-    bad('timeoutMs', `must be a positive integer of milliseconds, got ${quote(timeoutMs)}`, true);
+    bad('timeoutMs', `must be a positive integer of milliseconds, got ${quote(timeoutMs)}`);
 
   if (problems.length || !normalize) return { problems };
 
