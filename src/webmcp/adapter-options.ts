@@ -17,25 +17,25 @@ export function validateAdapterOptions(options: WebMcpAdapterOptions): void {
     throw new TypeError(`createWebMcpAdapter: ${message}`);
   };
   if (typeof options !== 'object' || options === null) fail('options must be an object');
-  if (options.prefix !== undefined && (typeof options.prefix !== 'string' || !PREFIX_PATTERN.test(options.prefix))) {
+  const { prefix, confirmationTtlMs: ttl, modelContext } = options;
+  if (prefix !== undefined && !(typeof prefix === 'string' && PREFIX_PATTERN.test(prefix))) {
     fail('prefix must be up to 32 characters of [A-Za-z0-9_-]');
   }
-  const ttl = options.confirmationTtlMs;
-  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0)) {
+  // NaN fails `> 0`; Infinity fails `< Infinity`.
+  if (ttl !== undefined && !(typeof ttl === 'number' && ttl > 0 && ttl < Infinity)) {
     fail('confirmationTtlMs must be a positive number of milliseconds');
   }
   for (const hook of ['exposeCapability', 'confirm', 'onConflict'] as const) {
     if (options[hook] !== undefined && typeof options[hook] !== 'function') fail(`${hook} must be a function`);
   }
-  const mc = options.modelContext;
-  if (mc !== undefined && mc !== null && modelContextShape(mc) === undefined) {
+  if (modelContext != null && !modelContextShape(modelContext)) {
     fail('modelContext has neither registerTool nor provideContext: pass a WebMCP host, or null for none');
   }
 }
 
 /** What `start(host)` rejects with when `host` carries no registry. */
 export function checkAdapterHost(host: WebMcpAdapterHost): void {
-  if (!host || typeof host !== 'object' || !host.registry || typeof host.registry.snapshot !== 'function') {
+  if (typeof host !== 'object' || typeof host?.registry?.snapshot !== 'function') {
     throw new TypeError('WebMcpAdapter.start(host): pass { registry, consumer? } with an agent-surface registry.');
   }
 }

@@ -9,22 +9,14 @@ function isObjectLike(value: unknown): value is Record<string, unknown> {
 
 /** Which registration shape `modelContext` offers; `undefined` when it is not a host at all. */
 export function modelContextShape(modelContext: unknown): ModelContextShape | undefined {
-  if (!isObjectLike(modelContext)) return undefined;
-  const has = (member: string) => typeof modelContext[member] === 'function';
+  const has = (member: string) => isObjectLike(modelContext) && typeof modelContext[member] === 'function';
   // An `unregisterTool` next to `registerTool` means a preview that predates `{ signal }`.
-  if (has('registerTool')) return has('unregisterTool') ? 'legacy' : 'current';
-  if (has('provideContext')) return 'batch';
-  return undefined;
+  return has('registerTool') ? (has('unregisterTool') ? 'legacy' : 'current') : has('provideContext') ? 'batch' : undefined;
 }
 
-function readGlobal(owner: 'document' | 'navigator'): unknown {
-  try {
-    const target = (globalThis as Record<string, unknown>)[owner];
-    return isObjectLike(target) ? target.modelContext : undefined;
-  } catch {
-    // A throwing getter (a polyfill refusing an insecure context) is the same as no host.
-    return undefined;
-  }
+/** A producer host (a registration shape) or a consumer one (`getTools`). */
+function isHost(value: unknown): value is ModelContextLike {
+  return modelContextShape(value) !== undefined || (isObjectLike(value) && typeof value.getTools === 'function');
 }
 
 /**
@@ -35,20 +27,19 @@ function readGlobal(owner: 'document' | 'navigator'): unknown {
 export function detectModelContext(
   options?: { modelContext?: ModelContextLike | null } | ModelContextLike | null,
 ): ModelContextLike | undefined {
-  if (options !== undefined && options !== null && isHost(options)) return options as ModelContextLike;
+  if (isHost(options)) return options;
   if (isObjectLike(options) && 'modelContext' in options) {
     const given = options.modelContext;
-    if (given === null) return undefined;
-    if (given !== undefined) return isHost(given) ? (given as ModelContextLike) : undefined;
+    if (given !== undefined) return isHost(given) ? given : undefined;
   }
   for (const owner of ['document', 'navigator'] as const) {
-    const candidate = readGlobal(owner);
-    if (isHost(candidate)) return candidate as ModelContextLike;
+    let candidate: unknown;
+    try {
+      candidate = (globalThis as unknown as Record<string, { modelContext?: unknown } | undefined>)[owner]?.modelContext;
+    } catch {
+      // A throwing getter (a polyfill refusing an insecure context) is the same as no host.
+    }
+    if (isHost(candidate)) return candidate;
   }
   return undefined;
-}
-
-function isHost(value: unknown): boolean {
-  if (!isObjectLike(value)) return false;
-  return modelContextShape(value) !== undefined || typeof value.getTools === 'function';
 }
