@@ -8,7 +8,7 @@
 export interface SerialSlot {
   running: boolean;
   /** Calls waiting for the slot, oldest first; created on first contention. */
-  waiting: QueueWaiter<unknown>[] | undefined;
+  waiting?: QueueWaiter<unknown>[];
 }
 
 /**

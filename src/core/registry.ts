@@ -104,7 +104,7 @@ export class Registration implements SerialSlot {
   active = true;
   // SerialSlot
   running = false;
-  waiting: QueueWaiter<unknown>[] | undefined = undefined;
+  waiting?: QueueWaiter<unknown>[];
   #descriptor: CapabilityDescriptor | undefined;
 
   constructor(
@@ -195,7 +195,7 @@ function normalizeState(state: unknown, base: CapabilityState, where: string): C
 }
 
 /** Where an authority comes from: said by the errors about a missing or malformed one. */
-const FIX = 'createCompilerAuthority({ manifest, validators }) (from the module `agent-surface compile` writes), or devAuthority() while developing';
+const FIX = 'createCompilerAuthority({ manifest, validators }) with what `agent-surface compile` wrote, or devAuthority() while developing';
 
 /** Snapshots kept per surface version; more distinct (consumer, scope) pairs start over. */
 const MAX_MEMO = 64;
@@ -287,10 +287,10 @@ export class RegistryCore {
   }
 
   emit<K extends keyof RegistryEventMap>(type: K, event: RegistryEventMap[K]): void {
-    const listeners = this.listeners[type] as readonly Listener<K>[];
-    for (let i = 0; i < listeners.length; i++) {
+    // The list is replaced, never changed, when listeners come and go (see `on`).
+    for (const listener of this.listeners[type] as readonly Listener<K>[]) {
       try {
-        listeners[i](event);
+        listener(event);
       } catch (error) {
         console.error(`[agent-surface-kit] a "${type}" listener threw`, error);
       }
@@ -301,7 +301,7 @@ export class RegistryCore {
     const all = this.listeners as Record<string, readonly unknown[]>;
     // The listener lists are the event types (a fresh set after dispose).
     if (!Object.hasOwn(all, type)) {
-      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${Object.keys(all).join(' ')}`);
+      throw new TypeError(`registry.on(type): unknown event type "${String(type)}"; use one of ${Object.keys(all).join(', ')}`);
     }
     if (typeof listener !== 'function') throw new TypeError(`registry.on("${type}", listener): listener must be a function`);
     if (this.disposed) return () => {};
@@ -426,14 +426,7 @@ export class RegistryCore {
     slot.instances.set(instanceId, registration);
     slot.only = slot.instances.size === 1 ? registration : undefined;
     this.ordered.splice(this.#indexOf(registration), 0, registration);
-    // The handle (`RegistrationHandle`): its ids, and methods that work detached.
-    return {
-      registrationId: registration.id,
-      capabilityId: id,
-      ...withInstance(instanceId),
-      update: (next) => this.update(registration, next),
-      unregister: () => this.unregister(registration),
-    };
+    return new Handle(this, registration);
   }
 
   #admit(authority: AgentSurfaceAuthority, contract: CapabilityContract, token: string | null | undefined): Admission {
@@ -544,6 +537,36 @@ export class RegistryCore {
     this.counter++;
     this.#version = undefined;
     this.listeners = noListeners();
+  }
+}
+
+/** The handle `register()` returns. */
+class Handle implements RegistrationHandle {
+  readonly registrationId: string;
+  readonly capabilityId: string;
+  readonly instanceId?: string;
+  readonly #core: RegistryCore;
+  readonly #registration: Registration;
+
+  constructor(core: RegistryCore, registration: Registration) {
+    this.registrationId = registration.id;
+    this.capabilityId = registration.capabilityId;
+    if (registration.instanceId !== undefined) this.instanceId = registration.instanceId;
+    this.#core = core;
+    this.#registration = registration;
+  }
+
+  /** Whether the registration is still live. */
+  get active(): boolean {
+    return this.#registration.active;
+  }
+
+  update(state: Partial<CapabilityState>): void {
+    this.#core.update(this.#registration, state);
+  }
+
+  unregister(): void {
+    this.#core.unregister(this.#registration);
   }
 }
 
