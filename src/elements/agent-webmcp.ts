@@ -128,15 +128,12 @@ export class AgentWebMcpElement extends ReactiveElement {
     this.#adapter = undefined;
     const registry = config?.[0] as AgentSurfaceRegistry | undefined;
     this.#queue = this.#queue.then(async () => {
-      if (previous) {
-        await previous.stop();
-        if (!signal.aborted) this.status = 'stopped';
-      }
-      if (!registry || signal.aborted) return;
+      // Nothing to stop, nothing (or nothing current) to start: no need for the adapter's module.
+      if (!previous && (!registry || signal.aborted)) return;
       try {
-        // The adapter (and the start itself) load on first start: pages that only use the other
+        // The adapter and the stop-and-start loaded on first start, so pages that only use the other
         // elements never download them.
-        (await import('../webmcp/adapter.js')).startAgentWebMcp(this, registry, signal, (adapter, starting) => {
+        await (await import('../webmcp/adapter.js')).restartAgentWebMcp(this, previous, registry, signal, (adapter, starting) => {
           this.#adapter = adapter;
           this.#starting = starting;
         });

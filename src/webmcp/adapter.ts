@@ -486,21 +486,28 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
 }
 
 /**
- * @internal `<agent-webmcp>`'s start, in this module so the element's file (and the CDN entry) carry
- * only its bookkeeping. Creates the adapter from the element's properties (a bad option throws, for
- * the element to report), hands it to `adopt` before anything can observe it, starts it and reflects
- * the outcome in `status` unless `signal` (a newer configuration) has aborted meanwhile.
+ * @internal `<agent-webmcp>`'s restart, in this module so the element's file (and the CDN entry) carry
+ * only its bookkeeping. Stops the `previous` adapter, then creates one from the element's properties
+ * (a bad option throws, for the element to report), hands it to `adopt` before anything can observe
+ * it, starts it and reflects the outcome in `status`, unless `signal` (a newer configuration) aborted.
  */
-export function startAgentWebMcp(
+export async function restartAgentWebMcp(
   el: AgentWebMcpElement,
-  registry: AgentSurfaceRegistry,
+  previous: WebMcpAdapter | undefined,
+  registry: AgentSurfaceRegistry | undefined,
   signal: AbortSignal,
   adopt: (adapter: WebMcpAdapter, starting: Promise<void>) => void,
-): void {
-  // A reconfiguration while the module loaded took over: it found no adapter to stop, so start
-  // none (and say `stopped`, as if this one had started and been stopped at once).
+): Promise<void> {
+  if (previous) {
+    await previous.stop();
+    if (!signal.aborted) el.status = 'stopped';
+  }
+  if (!registry) return;
   if (signal.aborted) {
-    el.status = 'stopped';
+    // A reconfiguration while the module loaded took over: it found no adapter to stop, so start
+    // none (and say `stopped`, as if this one had started and been stopped at once). After a stop,
+    // the newer configuration speaks for itself.
+    if (!previous) el.status = 'stopped';
     return;
   }
   const options: WebMcpAdapterOptions = { eventTarget: el };
