@@ -159,37 +159,33 @@ export function assignWireNames<T extends WireNameEntry>(
 ): Map<T, string> {
   const names = new Map<T, string>();
   const byName = new Map<string, T[]>();
-  for (const entry of entries) {
-    const name = encode(entry.capabilityId, entry.instanceId);
+  /** Names `entry`; answers the group that already had the name, if any. */
+  const place = (entry: T, name: string): T[] | undefined => {
     names.set(entry, name);
     const group = byName.get(name);
     if (group) group.push(entry);
     else byName.set(name, [entry]);
-  }
-  let colliding = [...byName.values()].filter((group) => distinctTargets(group) > 1);
-  for (let level = 1; colliding.length > 0; level++) {
+    return group;
+  };
+  for (const entry of entries) place(entry, encode(entry.capabilityId, entry.instanceId));
+  let colliding = [...byName.values()];
+  for (let level = 1; (colliding = colliding.filter(manyTargets)).length > 0; level++) {
     // 53-bit hashes chained to 63 characters: reaching this means the hash itself is broken.
     if (level > 16) throw new Error('assignWireNames: wire names still collide after 16 re-encodings');
     const next: T[][] = [];
     for (const group of colliding) {
-      const name = names.get(group[0]!)!;
-      byName.delete(name);
+      byName.delete(names.get(group[0]!)!);
       for (const entry of group) {
-        const renamed = encodeWireNameAtLevel(entry.capabilityId, entry.instanceId, level);
-        names.set(entry, renamed);
-        const other = byName.get(renamed);
-        if (other) {
-          other.push(entry);
-          if (!next.includes(other)) next.push(other);
-        } else byName.set(renamed, [entry]);
+        const other = place(entry, encodeWireNameAtLevel(entry.capabilityId, entry.instanceId, level));
+        if (other && !next.includes(other)) next.push(other);
       }
     }
-    colliding = next.filter((group) => distinctTargets(group) > 1);
+    colliding = next;
   }
   return names;
 }
 
-function distinctTargets(group: readonly WireNameEntry[]): number {
-  if (group.length < 2) return group.length;
-  return new Set(group.map((e) => targetKey(e.capabilityId, e.instanceId))).size;
+/** Whether a group of entries with one name holds more than one target. */
+function manyTargets(group: readonly WireNameEntry[]): boolean {
+  return group.length > 1 && new Set(group.map((e) => targetKey(e.capabilityId, e.instanceId))).size > 1;
 }
