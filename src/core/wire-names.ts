@@ -76,12 +76,10 @@ export function encodeWireNameAtLevel(id: string, instanceId: string | undefined
   return `${shorten(idPart, instancePart, WIRE_NAME_MAX_LENGTH - 1 - hashLength)}-${hash}`;
 }
 
-/** Cuts `text` to `room` characters in its middle, keeping both ends. */
+/** Cuts `text` to `room` characters in its middle, keeping both ends (`room` ≥ 4 at every call). */
 function cutMiddle(text: string, room: number): string {
-  if (text.length <= room) return text;
-  if (room <= 1) return text.slice(0, Math.max(room, 0));
   const head = Math.ceil((room - 1) / 2);
-  return `${text.slice(0, head)}_${text.slice(text.length - (room - 1 - head))}`;
+  return text.length <= room ? text : `${text.slice(0, head)}_${text.slice(head + 1 - room)}`;
 }
 
 /**
@@ -114,8 +112,9 @@ function shortenId(readable: string, room: number): string {
 /** A readable name in `room` characters: the instance suffix keeps at most half of the room. */
 function shorten(idPart: string, instancePart: string, room: number): string {
   if (idPart.length + instancePart.length <= room) return idPart + instancePart;
-  // Deep collision levels leave almost no room: a plain cut is all that fits.
-  if (room < 16) return (idPart + instancePart).slice(0, Math.max(room, 0));
+  // Deep collision levels leave almost no room (never below 0: the hash takes at most 63): a plain
+  // cut is all that fits.
+  if (room < 16) return (idPart + instancePart).slice(0, room);
   const suffix =
     instancePart === ''
       ? ''
