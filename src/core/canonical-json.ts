@@ -115,12 +115,15 @@ export function utf8Length(s: string): number {
   return (encoder ??= new TextEncoder()).encode(s).length;
 }
 
-// Printable ASCII but `"` and `\`: JSON.stringify writes each as one byte.
+// Printable ASCII but `"` and `\\`: JSON.stringify writes each as one byte.
 const PLAIN_STRING = /^[ !#-[\]-~]*$/;
 
-/** UTF-8 length of `JSON.stringify(s)`, quotes included; builds the string only for unusual text. */
+/**
+ * UTF-8 length of `JSON.stringify(s)`, quotes included. Plain ASCII is counted; other text is
+ * written and encoded (JSON.stringify escapes controls and lone surrogates in ASCII, so the length
+ * is exact). Only `checkJson` uses it, and the pipeline calls that only near a limit or on a problem.
+ */
 export function jsonStringBytes(s: string): number {
-  // JSON.stringify escapes controls and lone surrogates in ASCII, so its UTF-8 length is exact.
   return PLAIN_STRING.test(s) ? s.length + 2 : utf8Length(JSON.stringify(s));
 }
 
@@ -223,7 +226,7 @@ export function canonicalJson(value: unknown): string {
  * Checks that `value` is JSON (the same rules as `canonicalJson`), that it has no own `__proto__`
  * key (JSON.parse creates one from `{"__proto__": …}`; merging such a value pollutes prototypes),
  * and that it fits the limits. Never throws: returns the first problem with its JSON pointer, or
- * `{ ok: true, bytes }` with the UTF-8 size of the value's JSON text. One walk, no stringify.
+ * `{ ok: true, bytes }` with the UTF-8 size of the value's JSON text. One walk.
  */
 export function checkJson(value: unknown, options: JsonCheckOptions = {}): JsonCheck {
   const { bytes, problem } = walkJson(value, false, options.maxDepth ?? DEFAULT_MAX_DEPTH, options.maxBytes);
