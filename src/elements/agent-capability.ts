@@ -165,7 +165,7 @@ export class AgentCapabilityElement extends ReactiveElement {
       childList: true,
       subtree: true,
       characterData: true,
-      attributes: true,
+      // (`attributes: true` is implied by the filter.)
       attributeFilter: ['type', 'data-schema'],
     });
     this.requestUpdate();
@@ -283,13 +283,11 @@ export class AgentCapabilityElement extends ReactiveElement {
   #declaredContract(view: AgentViewContextValue | undefined) {
     const attr = (name: string) => this.getAttribute(name);
     const texts = schemaTextsFromScripts(
-      Array.from(this.children)
-        .filter((child) => child.localName === 'script')
-        .map((script) => ({
-          type: script.getAttribute('type'),
-          dataSchema: script.getAttribute('data-schema'),
-          text: script.textContent ?? '',
-        })),
+      Array.from(this.querySelectorAll(':scope > script'), (script) => ({
+        type: script.getAttribute('type'),
+        dataSchema: script.getAttribute('data-schema'),
+        text: script.textContent ?? '',
+      })),
       attr('name'),
     );
     // Every contract attribute by its camelCase field (`timeout-ms` → timeoutMs); `untrusted-output` is a flag.

@@ -52,8 +52,8 @@ export class AgentSurfaceElement extends ReactiveElement {
   declare limits: RegistryLimits | undefined;
 
   #given: AgentSurfaceRegistry | undefined;
-  #owned: AgentSurfaceRegistry | undefined;
-  #ownedAuthority: AgentSurfaceAuthority | undefined;
+  /** The registry this element created, and from which authority. */
+  #owned: { registry: AgentSurfaceRegistry; authority: AgentSurfaceAuthority } | undefined;
   #appliedPolicies: readonly AgentSurfacePolicy[] | undefined;
   #unlisten: Array<() => void> = [];
   #listeningTo: AgentSurfaceRegistry | undefined;
@@ -63,7 +63,7 @@ export class AgentSurfaceElement extends ReactiveElement {
   #noView = new NoViewProvider(this);
 
   get registry(): AgentSurfaceRegistry | undefined {
-    return this.#given ?? this.#owned;
+    return this.#given ?? this.#owned?.registry;
   }
 
   set registry(value: AgentSurfaceRegistry | undefined) {
@@ -79,9 +79,7 @@ export class AgentSurfaceElement extends ReactiveElement {
   toolset(options: AgentToolsetOptions): AgentToolset {
     const registry = this.registry;
     if (!registry) {
-      throw new Error(
-        '<agent-surface> has no registry yet: set its .authority (or .registry) before calling toolset()',
-      );
+      throw new Error('<agent-surface>.toolset(): no registry yet; set .authority or .registry first');
     }
     return createAgentToolset(registry, options);
   }
@@ -130,27 +128,28 @@ export class AgentSurfaceElement extends ReactiveElement {
 
   /** Brings registry, policies, event forwarding and the provided context in line with the properties. */
   #sync(): void {
-    if (this.#given) {
+    const { authority, policies } = this;
+    if (this.#given || !authority) {
       this.#disposeOwned();
-    } else if (this.authority && this.isConnected) {
-      if (this.#owned && (this.#ownedAuthority !== this.authority || this.#owned.disposed))
-        this.#disposeOwned();
+    } else if (this.isConnected) {
+      const owned = this.#owned;
+      if (owned && (owned.authority !== authority || owned.registry.disposed)) this.#disposeOwned();
       if (!this.#owned) {
-        this.#owned = createAgentSurfaceRegistry({
-          authority: this.authority,
-          ...(this.policies ? { policies: this.policies } : {}),
-          ...(this.limits ? { limits: this.limits } : {}),
-        });
-        this.#ownedAuthority = this.authority;
-        this.#appliedPolicies = this.policies;
+        this.#owned = {
+          authority,
+          registry: createAgentSurfaceRegistry({
+            authority,
+            ...(policies ? { policies } : {}),
+            ...(this.limits ? { limits: this.limits } : {}),
+          }),
+        };
+        this.#appliedPolicies = policies;
       }
-    } else if (!this.authority) {
-      this.#disposeOwned();
     }
     const registry = this.registry;
-    if (registry && this.policies && this.#appliedPolicies !== this.policies) {
-      registry.setPolicies(this.policies);
-      this.#appliedPolicies = this.policies;
+    if (registry && policies && this.#appliedPolicies !== policies) {
+      registry.setPolicies(policies);
+      this.#appliedPolicies = policies;
     }
     this.#listen(registry);
     this.#provider.setValue(registry);
@@ -170,13 +169,11 @@ export class AgentSurfaceElement extends ReactiveElement {
   }
 
   #disposeOwned(): void {
-    if (!this.#owned) return;
     const owned = this.#owned;
-    this.#owned = undefined;
-    this.#ownedAuthority = undefined;
-    this.#appliedPolicies = undefined;
-    if (this.#listeningTo === owned) this.#listen(undefined);
-    owned.dispose();
+    if (!owned) return;
+    this.#owned = this.#appliedPolicies = undefined;
+    if (this.#listeningTo === owned.registry) this.#listen(undefined);
+    owned.registry.dispose();
   }
 
   /** Removed for good: dispose the registry this element created and stop providing it. */

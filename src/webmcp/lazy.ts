@@ -135,16 +135,16 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
   checkSourceOptions(options);
   let real: ToolSource | undefined;
   let disposed = false;
-  /** Listeners subscribed before the real source exists (a set: subscribing twice is once, as there). */
-  const early = new Set<() => void>();
-  /** How to unsubscribe an early listener from the real source once it was carried over. */
-  const carried = new Map<() => void, () => void>();
+  /**
+   * Listeners subscribed before the real source exists (a map: subscribing twice is once, as there),
+   * each with its unsubscribe from the real source once carried over.
+   */
+  const early = new Map<() => void, (() => void) | undefined>();
   const loader = lazily(
     async () => (await import('./source.js')).createWebMcpSource(options),
     (source) => {
       real = source;
-      for (const listener of early) carried.set(listener, source.subscribe(listener));
-      early.clear();
+      for (const listener of early.keys()) early.set(listener, source.subscribe(listener));
     },
   );
 
@@ -178,10 +178,10 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
       if (real) return real.subscribe(listener);
       if (disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
       if (typeof listener !== 'function') throw new TypeError('ToolSource.subscribe(listener): listener must be a function.');
-      early.add(listener);
+      early.set(listener, undefined);
       return () => {
+        early.get(listener)?.();
         early.delete(listener);
-        carried.get(listener)?.();
       };
     },
     dispose(): void {
