@@ -274,7 +274,7 @@ export class RegistryCore {
   }
 
   /** Records a model-visible change; listeners hear about it once per microtask. */
-  touch(): number {
+  #touch(): number {
     this.#version = undefined;
     if (!this.#notifyScheduled) {
       this.#notifyScheduled = true;
@@ -420,7 +420,7 @@ export class RegistryCore {
       handler,
       read,
       initialState,
-      this.touch(),
+      this.#touch(),
     );
     if (slot === undefined) this.slots.set(id, (slot = { instances: new Map(), only: undefined }));
     slot.instances.set(instanceId, registration);
@@ -467,7 +467,7 @@ export class RegistryCore {
     const now = registration.state;
     if (next.available === now.available && next.unavailableReason === now.unavailableReason && next.note === now.note) return;
     registration.setState(next, this.counter + 1);
-    this.touch();
+    this.#touch();
   }
 
   unregister(registration: Registration): void {
@@ -480,7 +480,7 @@ export class RegistryCore {
     if (instances.size === 0) this.slots.delete(registration.capabilityId);
     else slot.only = instances.size === 1 ? instances.values().next().value : undefined;
     this.ordered.splice(this.#indexOf(registration), 1);
-    this.touch();
+    this.#touch();
     stopCalls(this, registration);
     this.confirmations.expireRegistration(registration.id);
   }
@@ -515,7 +515,7 @@ export class RegistryCore {
     const checked = checkPolicies(policies, 'registry.setPolicies');
     if (this.disposed) return;
     this.#usePolicies(checked);
-    this.touch();
+    this.#touch();
   }
 
   #usePolicies(policies: readonly AgentSurfacePolicy[]): void {
