@@ -197,11 +197,16 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
     confirmation,
     description,
   };
-  if (inputSchema !== undefined) contract.inputSchema = inputSchema;
-  if (outputSchema !== undefined) contract.outputSchema = outputSchema;
-  if (decl.untrustedOutput) contract.untrustedOutput = true;
-  if (concurrency !== undefined) contract.concurrency = concurrency;
-  if (timeoutMs !== undefined) contract.timeoutMs = timeoutMs;
+  // The optional fields only when stated, in this order.
+  const optional: Partial<CapabilityContract> = {
+    inputSchema,
+    outputSchema,
+    untrustedOutput: decl.untrustedOutput ? true : undefined,
+    concurrency,
+    timeoutMs,
+  };
+  for (const [key, value] of Object.entries(optional))
+    if (value !== undefined) (contract as unknown as Record<string, unknown>)[key] = value;
   const contractProblems = checkContract(contract);
   if (contractProblems.length)
     return { ok: false, problems: contractProblems.map((p) => `${who}: ${p.message}`) };
