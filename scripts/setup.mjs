@@ -2,7 +2,8 @@
 // they are missing or older than it, and (for the browser tests) finds or installs Chromium.
 // Uses Node built-ins only: it runs before node_modules exists.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,14 +13,53 @@ function log(message) {
   console.log(`[setup] ${message}`);
 }
 
+/** The lock file's digest, written beside node_modules after an install from it. */
+function lockDigest(lock) {
+  return createHash('sha256').update(readFileSync(lock)).digest('hex');
+}
+
+function packagesStale(lock, marker, stamp) {
+  if (!existsSync(marker)) return true;
+  if (!existsSync(lock)) return false;
+  // The digest decides once there is one: mtimes move with checkouts and copies, contents do not.
+  if (existsSync(stamp)) return readFileSync(stamp, 'utf8').trim() !== lockDigest(lock);
+  return statSync(marker).mtimeMs < statSync(lock).mtimeMs;
+}
+
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Installs from the lock file when node_modules is missing or was installed from another lock
+ * file. Two runs at once (parallel test commands) must not both run `npm ci`, which empties
+ * node_modules first: the second waits for the first, then looks again.
+ */
 export function ensurePackages() {
   const lock = join(root, 'package-lock.json');
   const marker = join(root, 'node_modules', '.package-lock.json');
-  const stale = !existsSync(marker) || (existsSync(lock) && statSync(marker).mtimeMs < statSync(lock).mtimeMs);
-  if (!stale) return;
-  log('installing npm packages from package-lock.json (npm ci)');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error('npm ci failed');
+  const stamp = join(root, 'node_modules', '.agent-surface-kit-lock-digest');
+  if (!packagesStale(lock, marker, stamp)) return;
+  const mutex = join(root, '.tmp', 'npm-ci.lock');
+  mkdirSync(dirname(mutex), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(mutex);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      // A lock left by a run that died: an install never takes this long here.
+      if (Date.now() - statSync(mutex).mtimeMs > 15 * 60_000) rmSync(mutex, { recursive: true, force: true });
+      else sleep(500);
+    }
+  }
+  try {
+    if (!packagesStale(lock, marker, stamp)) return;
+    log('installing npm packages from package-lock.json (npm ci)');
+    const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+    if (result.status !== 0) throw new Error('npm ci failed');
+    writeFileSync(stamp, `${lockDigest(lock)}\n`);
+  } finally {
+    rmSync(mutex, { recursive: true, force: true });
+  }
 }
 
 function which(command) {
