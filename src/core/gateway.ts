@@ -42,7 +42,7 @@ export function createAgentExposureGateway(
 ): AgentExposureGateway {
   if (!authority || typeof authority.admit !== 'function') {
     throw new TypeError(
-      'createAgentExposureGateway: pass an authority from createCompilerAuthority() (or devAuthority() while developing)',
+      'createAgentExposureGateway: pass an authority from createCompilerAuthority() or devAuthority()',
     );
   }
   // What every tool's calls share. Gateway tools never change once exposed: one version for the gateway's life.

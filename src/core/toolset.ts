@@ -390,12 +390,7 @@ export function createAgentToolset(
       const entry: DirectEntry =
         old && (old.descriptor === d || sameDescriptor(old.descriptor, d))
           ? old
-          : {
-              descriptor: d,
-              baseName: encodeWireName(d.capabilityId, d.instanceId),
-              tool: undefined,
-              version,
-            };
+          : ({ descriptor: d, baseName: encodeWireName(d.capabilityId, d.instanceId) } as DirectEntry);
       entry.version = version;
       names.add(entry.baseName);
       return entry;

@@ -170,7 +170,7 @@ export function assignWireNames<T extends WireNameEntry>(
   let colliding = [...byName.values()];
   for (let level = 1; (colliding = colliding.filter(manyTargets)).length > 0; level++) {
     // 53-bit hashes chained to 63 characters: reaching this means the hash itself is broken.
-    if (level > 16) throw new Error('assignWireNames: wire names still collide after 16 re-encodings');
+    if (level > 16) throw new Error('assignWireNames: names still collide after 16 re-encodings');
     const next: T[][] = [];
     for (const group of colliding) {
       byName.delete(names.get(group[0]!)!);
