@@ -79,5 +79,7 @@ export function matchesScope(capabilityId: string, scope: readonly string[] | un
 
 /** A memo key for a scope list: equal lists give equal keys. */
 export function scopeKey(scope: readonly string[] | undefined | null): string {
-  return Array.isArray(scope) ? Array.from(scope, String).join('\u0001') : '';
+  // Only string entries count (compileScopeParts ignores the rest), and JSON keeps entries that
+  // contain any separator apart: ['a,b'] and ['a', 'b'] narrow differently.
+  return Array.isArray(scope) ? JSON.stringify(Array.from(scope).filter((e) => typeof e === 'string')) : '';
 }

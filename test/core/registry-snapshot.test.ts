@@ -105,6 +105,30 @@ describe('registry.snapshot', () => {
     );
   });
 
+  it('a memoized snapshot is the one its scope would build: no two scopes share a memo entry', () => {
+    const surface = createTestSurface();
+    for (const id of ['domain:a.b', 'domain:undefined', 'view:a.c', 'domain:x.y', 'domain:a']) surface.action(id, () => null);
+    const reg = surface.registry;
+    const consumer = { id: 'a', kind: 'test' };
+    const entry = fc.oneof(
+      fc.constantFrom('a', 'a.b', 'view:a', 'undefined', 'x', '', 'a\u0001x', 'a,x', 'null'),
+      fc.constantFrom(undefined, null, 1) as fc.Arbitrary<unknown>,
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(entry, { maxLength: 3 }), { minLength: 2, maxLength: 6 }), (scopes) => {
+        for (const scope of scopes) {
+          const ids = reg.snapshot({ consumer, scope: scope as string[] }).capabilities.map((d) => d.capabilityId);
+          const expected = ['domain:a.b', 'domain:undefined', 'view:a.c', 'domain:x.y', 'domain:a']
+            .filter((id) => matchesScope(id, scope as string[]))
+            .sort();
+          assert.deepEqual([...ids].sort(), expected, JSON.stringify(scope));
+        }
+      }),
+      { numRuns: 200 },
+    );
+    surface.dispose();
+  });
+
   it('is memoized per (version, consumer, scope) and frozen', () => {
     const surface = createTestSurface();
     const handle = surface.action('domain:devices.disable', () => null);
