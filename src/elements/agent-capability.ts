@@ -346,8 +346,8 @@ export class AgentCapabilityElement extends ReactiveElement {
         consumer: ctx.consumer,
         signal: ctx.signal,
         respondWith(value: unknown) {
-          if (!open) throw new Error('agent-invoke: call respondWith() synchronously, inside the listener');
-          if (response) throw new Error('agent-invoke: respondWith() was already called');
+          // Too late (the listener returned) or a second answer: one rule, one message.
+          if (!open || response) throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
           response = { value };
         },
       }),
