@@ -65,8 +65,8 @@ export function jsonPointer(segments: readonly (string | number)[]): string {
   return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
+/** "a Date", "an Engine": how messages name the class of a non-null object. */
+function typeName(value: object): string {
   const proto = Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null;
   const name = proto?.constructor?.name;
   return name ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}` : 'an object with a foreign prototype';
