@@ -40,7 +40,7 @@ import type {
 } from './types.js';
 import { assignWireNames, encodeWireName } from './wire-names.js';
 
-/** The options with a fixed set of values, the first being the default where there is one. */
+/** The options with a fixed set of values (`mode` defaults to its first). */
 const CHOICES: Record<string, readonly string[]> = {
   mode: ['direct', 'meta'],
   topology: ['embedded', 'remote'],
