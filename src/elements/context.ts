@@ -37,7 +37,5 @@ const ROOT = Symbol.for('agent-surface-kit/context-root');
  */
 export function ensureContextRoot(document: Document): void {
   const holder = globalThis as { [ROOT]?: ContextRoot };
-  if (holder[ROOT]) return;
-  holder[ROOT] = new ContextRoot();
-  holder[ROOT].attach(document.documentElement);
+  if (!holder[ROOT]) (holder[ROOT] = new ContextRoot()).attach(document.documentElement);
 }

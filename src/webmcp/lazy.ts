@@ -158,7 +158,9 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
       return abortable(
         loader.call(
           (source) => source.discover(),
-          (error) => Promise.reject(loadFailure(error)),
+          (error) => {
+            throw loadFailure(error);
+          },
         ),
         signal,
       );
