@@ -1,5 +1,5 @@
 import { ContextConsumer, ContextProvider } from '@lit/context';
-import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
+import { ReactiveElement, unsafeCSS } from '@lit/reactive-element';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
@@ -65,9 +65,9 @@ export class AgentViewElement extends ReactiveElement {
     this.#refresh();
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    super.updated(changed);
-    if (changed.has('name') || changed.has('instance')) this.#refresh();
+  // `name` and `instance` are its only properties; other updates (context arrivals) find nothing new.
+  protected override updated(): void {
+    this.#refresh();
   }
 
   protected override createRenderRoot(): HTMLElement | DocumentFragment {
