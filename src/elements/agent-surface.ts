@@ -1,5 +1,5 @@
 import { ContextProvider } from '@lit/context';
-import { ReactiveElement, unsafeCSS, type PropertyDeclaration, type PropertyValues } from '@lit/reactive-element';
+import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
 import { createAgentSurfaceRegistry } from '../core/registry.js';
 import { createAgentToolset } from '../core/toolset.js';
 import type {
@@ -84,17 +84,11 @@ export class AgentSurfaceElement extends ReactiveElement {
     return createAgentToolset(registry, options);
   }
 
-  override requestUpdate(
-    name?: PropertyKey,
-    oldValue?: unknown,
-    options?: PropertyDeclaration,
-    useNewValue?: boolean,
-    newValue?: unknown,
-  ): void {
-    super.requestUpdate(name, oldValue, options, useNewValue, newValue);
+  override requestUpdate(...args: Parameters<ReactiveElement['requestUpdate']>): void {
+    super.requestUpdate(...args);
     // The registry follows its inputs at once: `surface.registry` is there right after `surface.authority = …`.
-    if ((name === 'authority' || name === 'registry' || name === 'policies') && this.isConnected)
-      this.#sync();
+    // (Any property: syncing is idempotent, and `limits` only matters to a registry yet to be made.)
+    if (args[0] !== undefined && this.isConnected) this.#sync();
   }
 
   override connectedCallback(): void {
