@@ -118,7 +118,7 @@ function shorten(idPart: string, instancePart: string, room: number): string {
   const suffix =
     instancePart === ''
       ? ''
-      : `_at_${cutMiddle(instancePart.slice(4), Math.max(Math.floor(room / 2) - 4, 1))}`;
+      : `_at_${cutMiddle(instancePart.slice(4), Math.floor(room / 2) - 4)}`;
   return shortenId(idPart, room - suffix.length) + suffix;
 }
 
