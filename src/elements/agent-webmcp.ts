@@ -33,11 +33,11 @@ export class AgentWebMcpElement extends ReactiveElement {
   static override styles = unsafeCSS(':host { display: none; }');
 
   static override properties = {
-    scope: { type: String },
-    toolPrefix: { type: String, attribute: 'prefix' },
-    consumer: { type: String },
+    scope: {},
+    toolPrefix: { attribute: 'prefix' },
+    consumer: {},
     confirmationTtl: { type: Number, attribute: 'confirmation-ttl' },
-    status: { type: String, reflect: true },
+    status: { reflect: true },
     registry: { attribute: false },
     modelContext: { attribute: false },
     exposeCapability: { attribute: false },
