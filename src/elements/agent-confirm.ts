@@ -89,7 +89,7 @@ export class AgentConfirmElement extends ReactiveElement {
       (error: unknown) => {
         // Nothing is approved or denied: the pending requests expire on their own TTL.
         console.error(
-          '<agent-confirm>: the approval dialog failed to load; pending confirmations cannot be shown and will expire.',
+          '<agent-confirm>: the approval dialog did not load; pending confirmations will expire unanswered.',
           error,
         );
       },
