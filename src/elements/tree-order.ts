@@ -24,7 +24,7 @@ export function compareTreeOrder(a: Node, b: Node): number {
   const y = cb[i]!;
   if (x instanceof ShadowRoot) return -1;
   if (y instanceof ShadowRoot) return 1;
-  return x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+  return x.compareDocumentPosition(y) & 4 /* Node.DOCUMENT_POSITION_FOLLOWING */ ? -1 : 1;
 }
 
 /** The next node up the path a (composed) event or context request travels: into assigned slots, out of shadow roots. */

@@ -12,9 +12,6 @@ export type ContractHints = Required<Pick<ModelContextToolAnnotations, 'readOnly
 export function annotationsFor(d: Pick<CapabilityDescriptor, 'kind' | 'effect' | 'confirmation' | 'untrustedOutput'>): ContractHints {
   const readOnlyHint = d.kind === 'observation' || d.effect === 'read' || d.effect === 'server-query';
   const consequentialHint =
-    d.effect === 'server-mutation' ||
-    d.effect === 'external-side-effect' ||
-    d.effect === 'destructive' ||
-    d.confirmation === 'required';
+    ['server-mutation', 'external-side-effect', 'destructive'].includes(d.effect) || d.confirmation === 'required';
   return { readOnlyHint, consequentialHint, untrustedContentHint: d.untrustedOutput === true };
 }
