@@ -31,9 +31,8 @@ export class ToolSourceError extends Error {
   }
 
   toPayload(): ToolSourceErrorPayload {
-    const payload: ToolSourceErrorPayload = { code: this.code, message: this.message, retry: this.retry };
-    if (this.details !== undefined) payload.details = this.details;
-    return payload;
+    const { code, message, retry, details } = this;
+    return details !== undefined ? { code, message, retry, details } : { code, message, retry };
   }
 }
 
