@@ -56,6 +56,29 @@ const cdnSeams = {
   },
 };
 
+/**
+ * Browsers remember a failed module fetch: `import()` of the same URL fails again without asking the
+ * network, so a lazy chunk that failed once (a flaky connection) would stay out of reach until the
+ * page reloads. In the CDN build every `import()` of a chunk goes through `load`, which asks for a
+ * chunk that failed before under a fresh URL (`?retry=n`). Each chunk gets its own copy (terser drops
+ * it where a chunk imports nothing lazily).
+ */
+const retryableImports = {
+  name: 'retryable-imports',
+  renderDynamicImport({ targetChunk }) {
+    return targetChunk ? { left: '__kitLoadChunk(', right: ')' } : null;
+  },
+  renderChunk(code) {
+    if (!code.includes('__kitLoadChunk(')) return null;
+    // Appended (a hoisted declaration, usable during the chunk's own evaluation): no line moves, so
+    // the source map stays as it is.
+    const helper =
+      'function __kitLoadChunk(path){const failed=__kitLoadChunk.failed??=new Map,n=failed.get(path);' +
+      'return import(n?path+"?retry="+n:path).catch(e=>{failed.set(path,(n??0)+1);throw e})}';
+    return { code: `${code}\n${helper}\n`, map: null };
+  },
+};
+
 const terserOptions = { ecma: 2022, module: true, compress: { passes: 2 }, format: { comments: false } };
 
 export default [
@@ -82,7 +105,7 @@ export default [
     // Lazy chunks import what they share with the entry from the entry itself (extra, short-named
     // exports) instead of rollup moving the entry's code into a chunk behind a re-exporting facade.
     preserveEntrySignatures: 'allow-extension',
-    plugins: [cdnSeams, nodeResolve({ browser: true }), ts(true), terser(terserOptions)],
+    plugins: [cdnSeams, nodeResolve({ browser: true }), ts(true), retryableImports, terser(terserOptions)],
     output: { dir: 'dist/cdn', format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].min.js' },
   },
 ];

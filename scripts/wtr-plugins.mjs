@@ -18,6 +18,31 @@ export function cspPlugin() {
   };
 }
 
+/**
+ * For tests of the CDN file's lazy chunks on a failing network: `/offline-cdn/…` serves `dist/cdn/…`,
+ * and while `/__chunks?down=1` is in effect every chunk there (not the entry file) answers 503.
+ * `/__chunks?down=0` brings them back.
+ */
+export function offlineChunksMiddleware() {
+  let down = false;
+  return async (ctx, next) => {
+    if (ctx.path === '/__chunks') {
+      down = ctx.query.down === '1';
+      ctx.body = down ? 'down' : 'up';
+      return undefined;
+    }
+    if (ctx.path.startsWith('/offline-cdn/')) {
+      if (down && !ctx.path.endsWith('/agent-surface.min.js')) {
+        ctx.status = 503;
+        ctx.body = 'chunks are down (test)';
+        return undefined;
+      }
+      ctx.path = `/dist/cdn/${ctx.path.slice('/offline-cdn/'.length)}`;
+    }
+    return next();
+  };
+}
+
 export function testServerPlugins() {
   return [cspPlugin(), webmcpAgentPlugin()];
 }

@@ -52,13 +52,5 @@ export type { MetaToolName } from './core/meta-tools.js';
 export { toToolResult } from './core/tool-result.js';
 export { createAgentExposureGateway } from './core/gateway.js';
 
-// -- declarations shared by the elements and the compiler (issue 5) --
-export {
-  CONTRACT_ATTRIBUTES,
-  SCHEMA_SCRIPT_TYPE,
-  contractFromDeclaration,
-  declarationId,
-  normalizeDescription,
-  schemaTextsFromScripts,
-} from './core/declaration.js';
-export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from './core/declaration.js';
+// -- declarations shared by the elements and the compiler (issue 5); not in the CDN file --
+export * from './core/declaration-exports.js';

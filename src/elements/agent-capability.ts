@@ -1,11 +1,6 @@
 import { ContextConsumer } from '@lit/context';
 import { ReactiveElement } from '@lit/reactive-element';
-import {
-  CONTRACT_ATTRIBUTES,
-  contractFromDeclaration,
-  schemaTextsFromScripts,
-  type CapabilityDeclaration,
-} from '../core/declaration.js';
+import { declaredContractLoaded, declaredContractReader } from './declared.js';
 import { AgentSurfaceDefinitionError, AgentSurfaceError } from '../core/errors.js';
 import type {
   AgentSurfaceRegistry,
@@ -20,7 +15,7 @@ import type {
   RegisterOptions,
   RegistrationHandle,
 } from '../core/types.js';
-import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
+import { ensureContextRoot, registryContext, viewContext } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
 import { eventParent } from './tree-order.js';
@@ -145,6 +140,8 @@ export class AgentCapabilityElement extends ReactiveElement {
   /** The refused declaration, so the same one is not refused (and logged) again. */
   #refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
   #waitingForParse = false;
+  /** Set while the CDN build's markup reader loads for this element (see declared.cdn.ts). */
+  #readerWait: Promise<void> | undefined;
 
   /** The current registration's id, or `undefined` while not registered. */
   get registrationId(): string | undefined {
@@ -177,6 +174,16 @@ export class AgentCapabilityElement extends ReactiveElement {
     this.requestUpdate();
   }
 
+  /** Also waits for the CDN build's markup reader, and the registration it allows, when one is loading. */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    let complete = await super.getUpdateComplete();
+    while (this.#readerWait) {
+      await this.#readerWait;
+      complete = await super.getUpdateComplete();
+    }
+    return complete;
+  }
+
   // Nothing to render: no shadow root, so a thousand capabilities cost a thousand plain elements.
   protected override createRenderRoot(): HTMLElement {
     return this;
@@ -202,7 +209,17 @@ export class AgentCapabilityElement extends ReactiveElement {
 
     let contract = this.contract;
     if (!contract) {
-      const built = this.#declaredContract(view);
+      const read = declaredContractReader();
+      if (!read) {
+        // The CDN build's markup reader is still on its way: register once it is here.
+        this.#release();
+        this.#readerWait ??= declaredContractLoaded().then((loaded) => {
+          this.#readerWait = undefined;
+          if (loaded) this.requestUpdate();
+        });
+        return;
+      }
+      const built = read(this, view?.name ?? null);
       if (!built.ok) {
         const { problems } = built;
         this.#refuse(registry, `problems:${problems.join('\n')}`, {
@@ -278,29 +295,6 @@ export class AgentCapabilityElement extends ReactiveElement {
         desired.options.contract.id,
       );
     }
-  }
-
-  #declaredContract(view: AgentViewContextValue | undefined) {
-    const attr = (name: string) => this.getAttribute(name);
-    const texts = schemaTextsFromScripts(
-      Array.from(this.querySelectorAll(':scope > script'), (script) => ({
-        type: script.getAttribute('type'),
-        dataSchema: script.getAttribute('data-schema'),
-        text: script.textContent ?? '',
-      })),
-      attr('name'),
-    );
-    // Every contract attribute by its camelCase field (`timeout-ms` → timeoutMs); `untrusted-output` is a flag.
-    const declaration: Record<string, unknown> = {
-      placementView: view?.name ?? null,
-      inputSchemaText: texts.inputSchemaText,
-      outputSchemaText: texts.outputSchemaText,
-    };
-    for (const name of CONTRACT_ATTRIBUTES) declaration[name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())] = attr(name);
-    declaration.untrustedOutput = this.hasAttribute('untrusted-output');
-    const result = contractFromDeclaration(declaration as unknown as CapabilityDeclaration);
-    const problems = [...texts.problems, ...(result.ok ? [] : result.problems)];
-    return problems.length || !result.ok ? { ok: false as const, problems } : result;
   }
 
   /** An `<agent-view>` above this element that is not upgraded yet: wait for its context. */

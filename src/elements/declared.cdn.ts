@@ -1,0 +1,31 @@
+/**
+ * The CDN build's `declared.ts`: reading contracts from markup (the declaration rules and schema
+ * script handling the compiler shares) is a chunk beside the entry file, fetched when the first
+ * `<agent-capability>` asks for it, so a page that registers from script never downloads it.
+ * An element that needs it before it arrives registers once it is here, and its `updateComplete`
+ * waits for that. If the chunk cannot be loaded, the page author sees why on the console (once) and
+ * the element stays unregistered until its next update, which tries again.
+ */
+import { issueError } from '../core/dev.js';
+import { lazyModule } from '../core/util.js';
+import type { DeclaredContractReader } from './declared.js';
+
+const chunk = lazyModule(() => import('./declared-contract.js'));
+
+export function declaredContractReader(): DeclaredContractReader | undefined {
+  return chunk.module?.declaredContract;
+}
+
+export function declaredContractLoaded(): Promise<boolean> {
+  return chunk.load().then(
+    () => true,
+    (error: unknown) => {
+      issueError(
+        'DECLARATION_UNAVAILABLE',
+        'load',
+        `<agent-capability>: the markup reader did not load (${String(error)}); capabilities declared in markup register on their next update`,
+      );
+      return false;
+    },
+  );
+}
