@@ -39,7 +39,8 @@ function publicApiOnly() {
 
 export default {
   globs: ['src/elements/**/*.ts', 'src/chat/**/*.ts'],
-  exclude: ['**/*.test.ts', '**/*.d.ts'],
+  // *.cdn.ts are the CDN build's variants of seam modules (rollup.config.js), not more API.
+  exclude: ['**/*.test.ts', '**/*.d.ts', '**/*.cdn.ts'],
   outdir: '.',
   litelement: true,
   dependencies: false,
