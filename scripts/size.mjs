@@ -63,14 +63,16 @@ if (targets.length) {
 }
 
 // What the CDN file fetches later, on first need (not counted above): each chunk it reaches only
-// through import(), with the static imports that chunk adds.
+// lazily, with the static imports that chunk adds.
 const cdn = join(root, 'dist/cdn/agent-surface.min.js');
 if (existsSync(cdn)) {
   const eager = closure(cdn);
   const lazy = new Map();
   const walk = (file) => {
     const code = readFileSync(file, 'utf8');
-    for (const m of code.matchAll(/import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g)) {
+    // The CDN build loads chunks through a retrying loader (rollup.config.js), `f("./x.min.js")`
+    // once minified: every relative module path in the code that is not a static import is lazy.
+    for (const m of code.matchAll(/["'](\.{1,2}\/[^"'\s]+\.js)["']/g)) {
       const target = resolve(dirname(file), m[1]);
       if (eager.has(target) || lazy.has(target)) continue;
       lazy.set(target, [...closure(target)].filter((f) => !eager.has(f)));

@@ -22,11 +22,16 @@ async function openPage(): Promise<{ doc: Document; win: Window & { performance:
   return { doc: frame.contentDocument!, win: frame.contentWindow as Window & { performance: Performance } };
 }
 
-/** The relative specifiers a built module imports, statically or with import(). */
+/**
+ * The specifiers a built module imports: static imports and re-exports, `import("…")`, and the chunk
+ * paths the CDN build's retrying loader takes (`f("./x.min.js")` once minified, see rollup.config.js).
+ */
 function importsOf(code: string): string[] {
   const out: string[] = [];
-  for (const m of code.matchAll(/(?:import|export)\s*(?:[\w*{}\s,$]*from\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
-    out.push(m[1] ?? m[2]!);
+  for (const m of code.matchAll(
+    /(?:import|export)\s*(?:[\w*{}\s,$]*from\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|["'](\.{1,2}\/[^"'\s]+\.js)["']/g,
+  )) {
+    out.push(m[1] ?? m[2] ?? m[3]!);
   }
   return out;
 }
@@ -80,6 +85,10 @@ describe('dist/cdn/agent-surface.min.js', () => {
       }
     }
     expect([...seen].every((u) => u.startsWith('/dist/cdn/'))).to.equal(true);
+    // The walk reached the lazy chunks too, not only the entry.
+    for (const chunk of ['pipeline', 'toolset-exec', 'declared-contract', 'confirm-dialog', 'adapter', 'source', 'interpreter']) {
+      expect([...seen].some((u) => u.startsWith(`/dist/cdn/${chunk}-`)), chunk).to.equal(true);
+    }
   });
 
   it('runs a plain-HTML page: tokens admit, injected markup does not, calls go through confirmation and WebMCP', async () => {
