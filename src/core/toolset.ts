@@ -395,8 +395,8 @@ export function createAgentToolset(
       names.add(entry.baseName);
       return entry;
     });
-    // Rare (a hash collision, or an instance id made to look like another name): settle names
-    // from the colliding set only.
+    // Rare (a hash collision, or an instance id made to look like another name): two entries share a
+    // base name, and assignWireNames settles every name of this catalog.
     const settled = names.size < list.length ? assignWireNames(list) : undefined;
     const tools = entries.map((entry, i) => {
       const name = settled ? settled.get(list[i]!)! : entry.baseName;
