@@ -1,23 +1,8 @@
 /** The CDN entry: everything browser-side (core, elements, WebMCP), lit bundled. */
 export * from './index.js';
-// The elements, their events and contexts: everything `agent-surface-kit/elements` exports but its
-// input-formatting helpers (formatInput, describeEffect, formatRemaining), which only the lazy
-// approval dialog uses, so they stay out of this entry.
-export { defineAgentElements } from './elements/define.js';
-export { AgentSurfaceElement } from './elements/agent-surface.js';
-export { AgentViewElement } from './elements/agent-view.js';
-export { AgentCapabilityElement } from './elements/agent-capability.js';
-export { AgentConfirmElement } from './elements/agent-confirm.js';
-export { AgentWebMcpElement, type AgentWebMcpStatus } from './elements/agent-webmcp.js';
-export { registryContext, viewContext, type AgentViewContextValue } from './elements/context.js';
-export {
-  AgentCapabilityRefusedEvent,
-  AgentConfirmationEvent,
-  AgentInvocationEvent,
-  AgentInvokeEvent,
-  AgentSurfaceChangedEvent,
-  type AgentInvokeDetail,
-} from './elements/events.js';
+// The elements, their events and contexts; the CDN build leaves out the input-formatting helpers
+// (see elements/format-exports.ts).
+export * from './elements/index.js';
 // Everything `agent-surface-kit/webmcp` exports, but the adapter and the tool source load on first
 // use (lazy chunks beside this file, shared with <agent-webmcp>'s own import of the adapter).
 export { createWebMcpAdapter, createWebMcpSource } from './webmcp/lazy.js';

@@ -15,4 +15,5 @@ export {
   AgentSurfaceChangedEvent,
   type AgentInvokeDetail,
 } from './events.js';
-export { describeEffect, formatInput, formatRemaining, type FormattedEntry, type FormattedInput } from './format-input.js';
+// Not in the CDN file (see format-exports.ts).
+export * from './format-exports.js';
