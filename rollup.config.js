@@ -24,15 +24,18 @@ const browserEntries = {
   elements: 'src/elements/index.ts',
   webmcp: 'src/webmcp/index.ts',
   chat: 'src/chat/index.ts',
+  adapters: 'src/adapters/index.ts',
   testing: 'src/testing/index.ts',
 };
 const nodeEntries = {
   compiler: 'src/compiler/index.ts',
   cli: 'src/compiler/cli.ts',
+  server: 'src/server/index.ts',
+  mcp: 'src/mcp/index.ts',
 };
 
 const external = (id) =>
-  /^(lit|@lit\/|@lit-labs\/|@cfworker\/|ajv|esbuild|parse5|node:)/.test(id);
+  /^(lit|@lit\/|@lit-labs\/|@cfworker\/|@modelcontextprotocol\/|@wllama\/|ajv|esbuild|parse5|eventsource-parser|streaming-markdown|node:)/.test(id);
 
 const ts = (prod) =>
   esbuild({

@@ -30,7 +30,7 @@ export function chromium({ webmcp = false } = {}) {
 }
 
 export default {
-  files: ['test/elements/**/*.test.ts', 'test/webmcp/**/*.test.ts', 'test/chat/**/*.test.ts', 'test/browser/**/*.test.ts', `!${POLYFILL_TEST_GLOB}`],
+  files: ['test/elements/**/*.test.ts', 'test/webmcp/**/*.test.ts', 'test/chat/**/*.test.ts', 'test/adapters/**/*.browser.test.ts', 'test/browser/**/*.test.ts', '!test/**/*.node.test.ts', `!${POLYFILL_TEST_GLOB}`],
   nodeResolve: true,
   concurrency: 1,
   testFramework: { config: { timeout: 10000 } },

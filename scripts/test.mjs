@@ -13,8 +13,13 @@ const files = args.filter((a) => !a.startsWith('--'));
 const nodeOnly = args.includes('--node-only');
 const browserOnly = args.includes('--browser-only');
 
-const NODE_DIRS = ['test/core', 'test/compiler'];
-const BROWSER_DIRS = ['test/elements', 'test/webmcp', 'test/chat', 'test/browser'];
+// Node tests: everything under the Node folders but `*.browser.test.ts`, and any `*.node.test.ts`
+// (a DOM-free part of a browser folder, such as the chat reducer). Browser tests: the rest.
+const NODE_DIRS = ['test/core', 'test/compiler', 'test/adapters', 'test/server', 'test/mcp', 'test/chat'];
+const BROWSER_DIRS = ['test/elements', 'test/webmcp', 'test/chat', 'test/adapters', 'test/browser'];
+const NODE_FOLDER = /^test\/(core|compiler|adapters|server|mcp)\//;
+const isNodeTest = (file) =>
+  /\.node\.test\.(ts|mjs|js)$/.test(file) || (NODE_FOLDER.test(file) && !/\.browser\.test\.(ts|mjs|js)$/.test(file));
 
 function listTests(dirs) {
   const out = [];
@@ -44,7 +49,7 @@ let broken = false;
 
 setup({ browser: !nodeOnly });
 
-const nodeFiles = browserOnly ? [] : pick(listTests(NODE_DIRS));
+const nodeFiles = browserOnly ? [] : pick(listTests(NODE_DIRS).filter(isNodeTest));
 if (nodeFiles.length) {
   const tap = join(tmp, `node-tests-${process.pid}.tap`);
   rmSync(tap, { force: true });
@@ -77,7 +82,7 @@ if (nodeFiles.length) {
   }
 }
 
-const browserFiles = nodeOnly ? [] : pick(listTests(BROWSER_DIRS));
+const browserFiles = nodeOnly ? [] : pick(listTests(BROWSER_DIRS).filter((f) => !isNodeTest(f)));
 // The CDN test loads the built file as a page without a build step would: build dist/ first.
 if (browserFiles.some((f) => f.endsWith('cdn.test.ts'))) {
   const built = spawnSync(process.execPath, [join(root, 'node_modules/rollup/dist/bin/rollup'), '-c', '--silent'], {

@@ -1,0 +1,5 @@
+/**
+ * agent-surface-kit/adapters: model adapters for `<agent-chat>` (DESIGN section 8). Each adapter
+ * tree-shakes alone; engines load lazily. Runs in the browser and in Node.
+ */
+export {};
