@@ -132,6 +132,12 @@ export interface ToolDescriptor {
   name: string;
   description: string;
   inputSchema: JSONSchema;
+  /**
+   * The tool's output may carry user or third-party text (the capability's `untrustedOutput`, a
+   * WebMCP tool's `untrustedContentHint`). Model adapters then hand its results to the model inside
+   * delimiters that say it is data, not instructions. Absent means false.
+   */
+  untrustedOutput?: boolean;
 }
 
 /** A tool call's result: an MCP result, `{ content, isError?, structuredContent? }`. */
