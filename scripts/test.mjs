@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { preparePackedInstall } from './packed.mjs';
 import { setup } from './setup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,9 +16,9 @@ const browserOnly = args.includes('--browser-only');
 
 // Node tests: everything under the Node folders but `*.browser.test.ts`, and any `*.node.test.ts`
 // (a DOM-free part of a browser folder, such as the chat reducer). Browser tests: the rest.
-const NODE_DIRS = ['test/core', 'test/compiler', 'test/adapters', 'test/server', 'test/mcp', 'test/chat'];
+const NODE_DIRS = ['test/core', 'test/compiler', 'test/package', 'test/adapters', 'test/server', 'test/mcp', 'test/chat'];
 const BROWSER_DIRS = ['test/elements', 'test/webmcp', 'test/chat', 'test/adapters', 'test/browser'];
-const NODE_FOLDER = /^test\/(core|compiler|adapters|server|mcp)\//;
+const NODE_FOLDER = /^test\/(core|compiler|package|adapters|server|mcp)\//;
 const isNodeTest = (file) =>
   /\.node\.test\.(ts|mjs|js)$/.test(file) || (NODE_FOLDER.test(file) && !/\.browser\.test\.(ts|mjs|js)$/.test(file));
 
@@ -50,6 +51,16 @@ let broken = false;
 setup({ browser: !nodeOnly });
 
 const nodeFiles = browserOnly ? [] : pick(listTests(NODE_DIRS).filter(isNodeTest));
+// test/package/ runs against the packed tarball installed in a fresh folder: one install for the run.
+let packed;
+if (nodeFiles.some((f) => f.startsWith('test/package/'))) {
+  try {
+    packed = preparePackedInstall({ log: (m) => console.log(`[test] ${m}`) });
+  } catch (error) {
+    console.error(`[test] packing or installing the tarball failed: ${error.message}`);
+    broken = true;
+  }
+}
 if (nodeFiles.length) {
   const tap = join(tmp, `node-tests-${process.pid}.tap`);
   rmSync(tap, { force: true });
@@ -66,8 +77,9 @@ if (nodeFiles.length) {
       `--test-reporter-destination=${tap}`,
       ...nodeFiles,
     ],
-    { cwd: root, stdio: 'inherit' },
+    { cwd: root, stdio: 'inherit', env: packed ? { ...process.env, AGENT_SURFACE_PACKED_DIR: packed.dir } : process.env },
   );
+  packed?.cleanup();
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   rmSync(tap, { force: true });
   const pass = Number(/^# pass (\d+)/m.exec(text)?.[1] ?? NaN);

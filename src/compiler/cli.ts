@@ -5,7 +5,7 @@
  * scanner reads (HTML, lit templates: `./scan.ts`), or globs of them. Every error names the file
  * and the capability id; the exit code is 1 on any error. Ends with a one-line summary.
  */
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -80,17 +80,38 @@ function display(file: string): string {
   return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : file;
 }
 
+/**
+ * Line and column (1-based) of a `JSON.parse` error, from the offset V8 puts in its message, and the
+ * message without that offset. Errors without an offset ("Unexpected end of JSON input") point at the end.
+ */
+export function jsonErrorPosition(text: string, message: string): { line: number; column: number; message: string } {
+  const at = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
+  const offset = at ? Math.min(Number(at[1]), text.length) : text.length;
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
+  const clean = (at ? message.slice(0, at.index) + message.slice(at.index + at[0].length) : message)
+    .replace(/\s*in JSON$/, '')
+    .trim();
+  return { line, column, message: clean || 'not JSON' };
+}
+
 async function readContractsFile(file: string, out: CollectedDeclarations): Promise<void> {
   const name = display(file);
   let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (error) {
-    out.errors.push({
-      file: name,
-      where: name,
-      message: `cannot read contracts: ${(error as Error).message}`,
-    });
+    out.errors.push({ file: name, where: name, message: `cannot read contracts: ${(error as Error).message}` });
+    return;
+  }
+  try {
+    // A BOM is not JSON, but editors write one: skip it.
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    const { line, column, message } = jsonErrorPosition(text.replace(/^\uFEFF/, ''), (error as Error).message);
+    out.errors.push({ file: name, where: `${name}:${line}:${column}`, message: `invalid JSON: ${message}` });
     return;
   }
   if (!Array.isArray(parsed)) {
@@ -252,15 +273,108 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   return args;
 }
 
-export const USAGE = `Usage: agent-surface compile <files or globs…> --out <module.js> [--check | --write]
+/** One command of the CLI. Add a command by adding an entry to `COMMANDS`: help, dispatch and
+ * "did you mean" follow from the table. */
+export interface CliCommand {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** The arguments after the command name, e.g. `<files…> --out <module.js>`. */
+  synopsis: string;
+  /** Paragraphs shown by `agent-surface <command> --help`. */
+  details?: string;
+  options: ReadonlyArray<{ flag: string; help: string }>;
+  run(argv: readonly string[]): Promise<number>;
+}
 
-  Reads *.contracts.json files (each a JSON array of contracts) and <agent-capability> declarations
-  in HTML files and lit templates, checks every contract, and writes one ES module with no imports:
-  the manifest (contracts, tokens, hash) and an ajv standalone validator per contract, plus a .d.ts.
+const COMPILE_DETAILS = `Reads *.contracts.json files (each a JSON array of contracts) and <agent-capability> declarations
+in HTML files and lit templates, checks every contract, and writes one ES module with no imports:
+the manifest (contracts, tokens, hash) and an ajv standalone validator per contract, plus its types
+beside it (x.js -> x.d.ts, x.mjs -> x.d.mts). Use --out x.mjs where Node itself imports the module
+from a package without "type": "module"; bundlers and browsers take either.`;
 
-  --out <file>  the module to write
-  --write       also put the right token="…" attributes into the scanned sources
-  --check       write nothing; fail when a token in the sources or the --out module is missing or stale`;
+/** The global options, shown under every command list. */
+const GLOBAL_OPTIONS = [
+  { flag: '-h, --help', help: 'show this help (or a command\'s: agent-surface compile --help)' },
+  { flag: '-v, --version', help: 'print the version of agent-surface-kit' },
+];
+
+export const COMMANDS: CliCommand[] = [
+  {
+    name: 'compile',
+    summary: 'authorize the declared capabilities: write the manifest module (and tokens)',
+    synopsis: '<files or globs…> --out <module.js|module.mjs> [--check | --write]',
+    details: COMPILE_DETAILS,
+    options: [
+      { flag: '-o, --out <file>', help: 'the module to write (required)' },
+      { flag: '--write', help: 'also put the right token="…" attributes into the scanned sources' },
+      {
+        flag: '--check',
+        help: 'write nothing; fail when a token in the sources or the --out module is missing or stale',
+      },
+    ],
+    run: compileCommand,
+  },
+];
+
+function optionLines(options: CliCommand['options']): string[] {
+  const width = Math.max(...options.map((o) => o.flag.length));
+  return options.map((o) => `  ${o.flag.padEnd(width)}  ${o.help}`);
+}
+
+/** The top-level help: every command with its synopsis, every option. */
+export function usage(): string {
+  const lines = ['Usage: agent-surface <command> [options]', '', 'Commands:'];
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  for (const c of COMMANDS) {
+    lines.push(`  ${c.name.padEnd(width)}  ${c.summary}`);
+    lines.push(`  ${' '.repeat(width)}  agent-surface ${c.name} ${c.synopsis}`);
+  }
+  for (const c of COMMANDS) {
+    lines.push('', `Options of ${c.name}:`, ...optionLines(c.options));
+  }
+  lines.push('', 'Options:', ...optionLines(GLOBAL_OPTIONS));
+  lines.push('', 'Outside a project that has agent-surface-kit installed, run it as');
+  lines.push('  npx -p agent-surface-kit agent-surface <command> …');
+  return lines.join('\n');
+}
+
+/** One command's help. */
+export function commandUsage(command: CliCommand): string {
+  return [
+    `Usage: agent-surface ${command.name} ${command.synopsis}`,
+    '',
+    ...(command.details ? [command.details, ''] : []),
+    'Options:',
+    ...optionLines([...command.options, ...GLOBAL_OPTIONS]),
+  ].join('\n');
+}
+
+/** @deprecated Kept for callers of 0.1: the top-level help text. */
+export const USAGE = usage();
+
+/** Edit distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The command a mistyped name most likely meant, if one is close. */
+export function suggestCommand(name: string): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const c of COMMANDS) {
+    const d = c.name.startsWith(name) || name.startsWith(c.name) ? 1 : distance(name, c.name);
+    if (d <= Math.max(2, Math.floor(c.name.length / 3)) && (!best || d < best.d)) best = { name: c.name, d };
+  }
+  return best?.name;
+}
 
 function kb(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`;
@@ -274,26 +388,61 @@ function declarationsPath(out: string): string {
       : `${out}.d.ts`;
 }
 
+/** Whether Node loads `file` (a `.js` file) as CommonJS: the nearest package.json has no `"type": "module"`. */
+function loadsAsCommonJs(file: string): boolean {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type !== 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+const fail = (lines: readonly string[]): number => {
+  for (const line of lines) console.error(`agent-surface: error: ${line}`);
+  return 1;
+};
+
 /** Runs the command line; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv);
-  const fail = (lines: string[]): number => {
-    for (const line of lines) console.error(`agent-surface: error: ${line}`);
-    return 1;
-  };
-  if (args.help) {
-    console.log(USAGE);
+  const name = argv.find((a) => !a.startsWith('-'));
+  const command = COMMANDS.find((c) => c.name === name);
+  const help = argv.includes('--help') || argv.includes('-h');
+  if (command) {
+    if (help) {
+      console.log(commandUsage(command));
+      return 0;
+    }
+    return command.run(argv.slice(argv.indexOf(command.name) + 1));
+  }
+  if (help || (name === 'help' && argv.length === 1)) {
+    console.log(usage());
     return 0;
   }
-  if (args.version) {
+  if (name === undefined && (argv.includes('--version') || argv.includes('-v'))) {
     const { compilerVersion } = await import('./compile.js');
     console.log(compilerVersion());
     return 0;
   }
-  if (args.command !== 'compile') {
-    console.error(USAGE);
-    return fail([args.command === undefined ? 'no command given' : `unknown command "${args.command}"`]);
+  if (name === undefined) {
+    console.error(usage());
+    return fail([argv.length ? `unknown option ${argv[0]}: give a command first` : 'no command given']);
   }
+  const suggestion = suggestCommand(name);
+  const names = COMMANDS.map((c) => c.name).join(', ');
+  return fail([
+    `unknown command "${name}"; ${suggestion ? `did you mean ${suggestion}?` : `the commands are ${names}`} (agent-surface --help lists them)`,
+  ]);
+}
+
+/** `agent-surface compile …` (argv: what follows the command name). */
+async function compileCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(['compile', ...argv]);
   if (!args.out) args.errors.push('--out <file> is required');
   if (!args.inputs.length) args.errors.push('no input files given');
   if (args.errors.length) return fail(args.errors);
@@ -397,6 +546,12 @@ export async function main(argv: readonly string[]): Promise<number> {
         rewritten++;
       }
     }
+  }
+  if (/\.js$/.test(out) && loadsAsCommonJs(out)) {
+    // Not an error (bundlers and browsers read it as ESM), but `import()` from Node would fail with a syntax error.
+    console.warn(
+      `agent-surface: note: Node loads ${display(out)} as CommonJS (its package.json has no "type": "module"); bundlers and browsers don't mind, but to import it from Node use --out ${display(out).replace(/\.js$/, '.mjs')}`,
+    );
   }
   const bytes = Buffer.byteLength(source);
   const gz = gzipSync(source, { level: 9 }).length;

@@ -1,10 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expandGlob, globToRegExp, main, parseArgs } from '../../src/compiler/cli.js';
+import { COMMANDS, expandGlob, globToRegExp, jsonErrorPosition, main, parseArgs, suggestCommand } from '../../src/compiler/cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const cli = join(root, 'src/compiler/cli.ts');
@@ -20,17 +21,17 @@ function run(...args: string[]): { status: number | null; stdout: string; stderr
 async function runHere(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const { log, error } = console;
+  const { log, error, warn } = console;
   const cwd = process.cwd();
   console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
+  console.error = console.warn = (...a: unknown[]) => void err.push(a.join(' '));
   process.chdir(dir);
   try {
     const status = await main(args);
     return { status, stdout: out.join('\n'), stderr: err.join('\n') };
   } finally {
     process.chdir(cwd);
-    Object.assign(console, { log, error });
+    Object.assign(console, { log, error, warn });
   }
 }
 
@@ -162,7 +163,8 @@ describe('agent-surface compile', () => {
     writeFileSync(join(dir, 'object.contracts.json'), '{}');
     let r = await runHere('compile', 'broken.contracts.json', 'object.contracts.json', '--out', 'gen/x.js');
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /broken\.contracts\.json: cannot read contracts: .*JSON/);
+    assert.match(r.stderr, /^agent-surface: error: broken\.contracts\.json:1:3: invalid JSON: \S/m);
+    assert.doesNotMatch(r.stderr, /at position/);
     assert.match(r.stderr, /object\.contracts\.json: a contracts file holds a JSON array of contracts/);
     r = await runHere('compile', 'nope.contracts.json', 'none/*.contracts.json', '--out', 'gen/x.js');
     assert.equal(r.status, 1);
@@ -173,14 +175,100 @@ describe('agent-surface compile', () => {
     assert.match(r.stderr, /--out <file> is required/);
     r = await runHere('build');
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /unknown command "build"/);
+    assert.match(r.stderr, /unknown command "build"; the commands are compile/);
     r = await runHere('--help');
     assert.equal(r.status, 0);
-    assert.match(r.stdout, /Usage: agent-surface compile/);
+    assert.match(r.stdout, /Usage: agent-surface <command>/);
+    assert.match(r.stdout, /agent-surface compile <files or globs…> --out/);
+  });
+
+  it('names the command a typo meant, in one line', async () => {
+    for (const typo of ['compil', 'complie', 'Compile', 'comp']) {
+      const r = await runHere(typo, 'a.html', '--out', 'x.js');
+      assert.equal(r.status, 1);
+      assert.equal(r.stderr, `agent-surface: error: unknown command "${typo}"; did you mean compile? (agent-surface --help lists them)`);
+    }
+    assert.equal(suggestCommand('deploy'), undefined);
+    const none = await runHere();
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /agent-surface: error: no command given$/);
+  });
+
+  it('--help lists every command and every option, each once', async () => {
+    const r = await runHere('--help');
+    for (const c of COMMANDS) {
+      assert.match(r.stdout, new RegExp(`^  ${c.name} `, 'm'), c.name);
+      for (const o of c.options) assert.ok(r.stdout.includes(o.flag), `${c.name} ${o.flag}`);
+    }
+    for (const flag of ['--out', '--write', '--check', '--help', '--version'])
+      assert.ok(r.stdout.includes(flag), flag);
+    assert.match(r.stdout, /npx -p agent-surface-kit agent-surface/);
+    const sub = await runHere('compile', '--help');
+    assert.equal(sub.status, 0);
+    assert.match(sub.stdout, /^Usage: agent-surface compile <files or globs…> --out/);
+    assert.match(sub.stdout, /x\.mjs -> x\.d\.mts/);
+    const version = await runHere('--version');
+    assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+  });
+
+  it('gives line and column for bad JSON, and one prefix per message', async () => {
+    writeFileSync(join(dir, 'comma.contracts.json'), '[\n  {"id": "domain:a",\n   "kind": "action",}\n]\n');
+    writeFileSync(join(dir, 'cut.contracts.json'), '\uFEFF[{"id": "domain:a"');
+    writeFileSync(
+      join(dir, 'schema.contracts.json'),
+      JSON.stringify([{ ...disable, id: 'domain:a', inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }]),
+    );
+    const r = await runHere('compile', 'comma.contracts.json', 'cut.contracts.json', 'schema.contracts.json', '--out', 'gen/y.js');
+    assert.equal(r.status, 1);
+    const lines = r.stderr.split('\n');
+    // The stray comma ends line 3 at column 20; V8 points at the `}` after it.
+    assert.ok(lines.some((l) => l.startsWith('agent-surface: error: comma.contracts.json:3:21: invalid JSON: ')), r.stderr);
+    // Cut short: the end of the text (a BOM is not counted).
+    assert.ok(lines.some((l) => l.startsWith('agent-surface: error: cut.contracts.json:1:19: invalid JSON: ')), r.stderr);
+    const schema = lines.find((l) => l.includes('schema.contracts.json'));
+    assert.match(schema ?? '', /inputSchema is not a valid JSON Schema: #\/properties\/a\/type must be/);
+    for (const line of lines) {
+      assert.equal(line.match(/agent-surface: error: /g)?.length, 1, line);
+      assert.doesNotMatch(line, /schema is invalid|: data\//, line);
+    }
+  });
+
+  it('writes .mjs with .d.mts, and says when Node would load a .js module as CommonJS', async () => {
+    const cjs = join(dir, 'cjs');
+    mkdirSync(cjs, { recursive: true });
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-app', version: '1.0.0' }));
+    const mjs = await runHere('compile', 'src/devices.contracts.json', '--out', 'cjs/manifest.mjs');
+    assert.equal(mjs.status, 0, mjs.stderr);
+    assert.ok(existsSync(join(cjs, 'manifest.mjs')) && existsSync(join(cjs, 'manifest.d.mts')));
+    assert.equal(mjs.stderr, '');
+    const js = await runHere('compile', 'src/devices.contracts.json', '--out', 'cjs/manifest.js');
+    assert.equal(js.status, 0);
+    assert.match(js.stderr, /Node loads cjs\/manifest\.js as CommonJS .* use --out cjs\/manifest\.mjs/);
   });
 });
 
 describe('cli helpers', () => {
+  it('turns any JSON.parse offset into a line and column inside the text', () => {
+    fc.assert(
+      fc.property(fc.json(), fc.nat(), fc.constantFrom('', '}', ',', 'x', '\n\n'), (json, cut, junk) => {
+        const text = json.slice(0, cut % (json.length + 1)) + junk;
+        let message: string;
+        try {
+          JSON.parse(text);
+          return;
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        const p = jsonErrorPosition(text, message);
+        const lines = text.split('\n');
+        assert.ok(p.line >= 1 && p.line <= lines.length, `${p.line} of ${lines.length}`);
+        assert.ok(p.column >= 1 && p.column <= lines[p.line - 1].length + 1);
+        assert.doesNotMatch(p.message, /position \d/);
+        assert.ok(p.message.length > 0);
+      }),
+    );
+  });
+
   it('parses flags', () => {
     assert.deepEqual(parseArgs(['compile', 'a.json', '--out=x.js', '--write', 'b.html']), {
       command: 'compile',

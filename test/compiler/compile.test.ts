@@ -139,7 +139,7 @@ describe('compileContracts', () => {
         assert.match(byId[0], /^view:devices\.table\.rows: an observation only reads/);
         assert.match(
           byId.find((m) => m.startsWith('domain:devices.disable'))!,
-          /inputSchema is not a valid JSON Schema: schema is invalid/,
+          /inputSchema is not a valid JSON Schema: #\/properties\/a\/type must be/,
         );
         assert.match(
           byId.find((m) => m.includes('minLenght'))!,
