@@ -80,7 +80,12 @@ export function toolsetProvider(toolset: AgentToolset, registry: AgentSurfaceReg
       const target = targets.get(tool.name);
       const d = target && describe(target.capabilityId, target.instanceId);
       const made: ChatTool = {
-        descriptor: { name: tool.name, description: tool.description, inputSchema: tool.inputSchema },
+        descriptor: {
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          ...(d?.untrustedOutput ? { untrustedOutput: true } : {}),
+        },
         ...(target ? { capabilityId: target.capabilityId } : {}),
         ...(target?.instanceId !== undefined ? { instanceId: target.instanceId } : {}),
         title: d?.description ?? tool.description,
@@ -120,7 +125,12 @@ export function sourceProvider(source: ToolSource): ChatToolProvider {
   const toChat = (def: ToolDefinition, revision: number): ChatTool => {
     const capabilityId = decodeWireName(def.name);
     return {
-      descriptor: { name: def.name, description: def.description, inputSchema: def.inputSchema },
+      descriptor: {
+        name: def.name,
+        description: def.description,
+        inputSchema: def.inputSchema,
+        ...(def.untrustedContent ? { untrustedOutput: true } : {}),
+      },
       ...(capabilityId ? { capabilityId } : {}),
       title: def.description,
       untrustedOutput: def.untrustedContent === true,

@@ -376,6 +376,7 @@ describe('tools', () => {
     await provider.refresh();
     const [tool] = provider.tools();
     assert.equal(tool!.untrustedOutput, true);
+    assert.equal(tool!.descriptor.untrustedOutput, true);
     const ok = await tool!.call({}, { id: 'c', invocationId: 'i', signal: new AbortController().signal });
     assert.equal(ok.isError, undefined);
     revision = 2;
