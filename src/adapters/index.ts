@@ -2,4 +2,5 @@
  * agent-surface-kit/adapters: model adapters for `<agent-chat>` (DESIGN section 8). Each adapter
  * tree-shakes alone; engines load lazily. Runs in the browser and in Node.
  */
-export {};
+export { createOpenAICompatibleAdapter } from './openai/index.js';
+export type { OpenAICompatibleAdapter, OpenAICompatibleAdapterOptions } from './openai/index.js';

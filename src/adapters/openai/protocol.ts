@@ -1,0 +1,198 @@
+/**
+ * Chat Completions (`POST {baseUrl}/chat/completions`, `stream: true`): the request body from the
+ * conversation, and one model step from the stream. Shared by the browser adapter and the chat
+ * server. The server differences this absorbs are listed in the README.
+ */
+import type { ToolDescriptor } from '../../chat/types.js';
+import { AdapterError, streamError } from '../shared/errors.js';
+import type { Turn } from '../shared/history.js';
+import type { StepPart } from '../shared/loop.js';
+import { json, postEvents, type PostOptions } from '../shared/sse.js';
+
+export interface OpenAIAssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  /** Reasoning sent back during a tool loop, under the field the server streamed it in. */
+  reasoning_content?: string;
+  reasoning?: string;
+}
+export type OpenAIMessage =
+  | { role: 'system' | 'user'; content: string }
+  | OpenAIAssistantMessage
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface OpenAIBodyOptions {
+  model: string;
+  parallelToolCalls?: boolean;
+  maxOutputTokens?: number;
+}
+
+/** The Chat Completions request for the next step. */
+export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], instructions: string | undefined, o: OpenAIBodyOptions) {
+  const messages: OpenAIMessage[] = instructions ? [{ role: 'system', content: instructions }] : [];
+  // Reasoning goes back only within the current tool loop (after the last user turn), which is
+  // what servers that want it back ask for; older turns' reasoning is dropped.
+  let lastUser = -1;
+  turns.forEach((t, i) => t.role === 'user' && (lastUser = i));
+  turns.forEach((t, i) => {
+    if (t.role === 'user') return void messages.push({ role: 'user', content: t.text });
+    let text = '';
+    const m: OpenAIAssistantMessage = { role: 'assistant', content: null };
+    const calls: NonNullable<OpenAIAssistantMessage['tool_calls']> = [];
+    for (const p of t.parts) {
+      if (p.type === 'text') text += p.text;
+      else if (p.type === 'tool') calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } });
+      else if (i > lastUser) {
+        const field = (p.providerMetadata?.openaiCompatible as { field?: unknown } | undefined)?.field;
+        if (field === 'reasoning_content' || field === 'reasoning') m[field] = (m[field] ?? '') + p.text;
+      }
+    }
+    if (text) m.content = text;
+    if (calls.length) m.tool_calls = calls;
+    messages.push(m);
+    for (const a of t.answers) messages.push({ role: 'tool', tool_call_id: a.id, content: a.text });
+  });
+  return {
+    model: o.model,
+    messages,
+    stream: true as const,
+    ...(tools.length
+      ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } })) }
+      : {}),
+    ...(o.parallelToolCalls !== undefined && tools.length ? { parallel_tool_calls: o.parallelToolCalls } : {}),
+    ...(o.maxOutputTokens ? { max_tokens: o.maxOutputTokens } : {}),
+  };
+}
+
+interface Assembling {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/** Parses a call's streamed arguments: empty means no arguments; not JSON makes the call invalid. */
+export function parseArguments(name: string, args: string): { input: unknown; invalid?: string } {
+  if (!args.trim()) return { input: {} };
+  try {
+    return { input: JSON.parse(args) };
+  } catch {
+    return { input: args.slice(0, 2000), invalid: `the arguments for ${JSON.stringify(name.slice(0, 100))} were not valid JSON.` };
+  }
+}
+
+/**
+ * Some servers (LM Studio and Ollama with some models, llama-server without a reasoning format)
+ * put the model's reasoning in the text as a leading `<think>…</think>` block: split it off.
+ */
+function thinkSplitter() {
+  let mode: 'start' | 'think' | 'text' = 'start';
+  let buf = '';
+  return (delta: string, end = false): { text: string; reasoning: string } => {
+    buf += delta;
+    if (mode === 'start') {
+      const t = buf.trimStart();
+      if (t.startsWith('<think>')) {
+        mode = 'think';
+        buf = t.slice(7);
+      }
+      else if (end || !'<think>'.startsWith(t)) mode = 'text';
+      else return { text: '', reasoning: '' };
+    }
+    if (mode === 'think') {
+      const at = buf.indexOf('</think>');
+      if (at >= 0) {
+        const reasoning = buf.slice(0, at);
+        const text = buf.slice(at + 8).replace(/^\s+/, '');
+        buf = '';
+        mode = 'text';
+        return { text, reasoning };
+      }
+      // Keep a tail that may be the start of the closing tag.
+      const keep = end ? 0 : Math.min(buf.length, 7);
+      const reasoning = buf.slice(0, buf.length - keep);
+      buf = buf.slice(buf.length - keep);
+      return { text: '', reasoning };
+    }
+    const text = buf;
+    buf = '';
+    return { text, reasoning: '' };
+  };
+}
+
+/** One model step: text deltas and reasoning as they come, the assembled tool calls at the end. */
+export async function* openAIStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
+  const who = post.who;
+  const calls: Assembling[] = [];
+  const byIndex = new Map<number, Assembling>();
+  let reasoning = '';
+  let field = 'reasoning_content';
+  let thinkReasoning = '';
+  let complete = false;
+  const split = thinkSplitter();
+  const flush = function* (): Generator<StepPart> {
+    const text = reasoning || thinkReasoning;
+    if (text) yield { type: 'reasoning', text, providerMetadata: { openaiCompatible: { field: reasoning ? field : 'think-tag' } } };
+    reasoning = thinkReasoning = '';
+  };
+  for await (const e of postEvents(url, body, post)) {
+    if (e.data.trim() === '[DONE]') {
+      complete = true;
+      break;
+    }
+    const chunk = json(e, who) as {
+      error?: unknown;
+      choices?: {
+        delta?: {
+          content?: unknown;
+          reasoning_content?: unknown;
+          reasoning?: unknown;
+          tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: unknown } }[];
+        };
+        finish_reason?: unknown;
+      }[];
+    };
+    if (chunk?.error) throw streamError(chunk.error, who);
+    const choice = chunk?.choices?.[0];
+    if (!choice) continue;
+    const d = choice.delta ?? {};
+    for (const f of ['reasoning_content', 'reasoning'] as const) {
+      if (typeof d[f] === 'string' && d[f]) {
+        reasoning += d[f];
+        field = f;
+      }
+    }
+    if (typeof d.content === 'string' && d.content) {
+      const s = split(d.content);
+      thinkReasoning += s.reasoning;
+      if (s.text) {
+        yield* flush();
+        yield { type: 'text-delta', delta: s.text };
+      }
+    }
+    for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
+      const index = typeof tc?.index === 'number' ? tc.index : -1;
+      const id = typeof tc?.id === 'string' ? tc.id : '';
+      let call = byIndex.get(index) ?? (index < 0 ? calls[calls.length - 1] : undefined);
+      // A new id at a known index is a new call: some servers number every call of a batch 0.
+      if (!call || (id && call.id && id !== call.id)) {
+        calls.push((call = { id, name: '', args: '' }));
+        byIndex.set(index, call);
+      }
+      if (id && !call.id) call.id = id;
+      const fn = tc.function ?? {};
+      if (typeof fn.name === 'string' && !call.name) call.name = fn.name;
+      if (typeof fn.arguments === 'string') call.args += fn.arguments;
+      // Some servers send the arguments as an object, whole.
+      else if (fn.arguments && typeof fn.arguments === 'object') call.args = JSON.stringify(fn.arguments);
+      if (call.args.length > 1_000_000) throw new AdapterError('network', `${who} sent tool arguments over 1 MB`);
+    }
+    if (choice.finish_reason) complete = true;
+  }
+  if (!complete) throw new AdapterError('network', `The connection to ${who} closed before the reply finished`);
+  const rest = split('', true);
+  thinkReasoning += rest.reasoning;
+  yield* flush();
+  if (rest.text) yield { type: 'text-delta', delta: rest.text };
+  for (const c of calls) yield { type: 'tool-call', id: c.id, name: c.name, ...parseArguments(c.name, c.args) };
+}
