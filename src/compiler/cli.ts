@@ -14,6 +14,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { tryNormalizeContract } from '../core/contract.js';
 import type { CapabilityContract } from '../core/types.js';
 import { ContractCompileError, buildContractModule } from './compile.js';
+import { MCP_COMMAND } from '../mcp/command.js';
 
 // ---------------------------------------------------------------------------------------------
 // Declarations
@@ -315,6 +316,7 @@ export const COMMANDS: CliCommand[] = [
     ],
     run: compileCommand,
   },
+  MCP_COMMAND,
 ];
 
 function optionLines(options: CliCommand['options']): string[] {

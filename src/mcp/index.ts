@@ -1,5 +1,11 @@
 /**
  * agent-surface-kit/mcp: the registry as an MCP server (DESIGN section 9), built on
- * `@modelcontextprotocol/sdk`.
+ * `@modelcontextprotocol/sdk`. `createMcpServer` runs wherever the SDK does; `serveMcpHttp` and
+ * `serveMcpStdio` are its Node transports.
  */
-export {};
+export { createMcpServer, KIT_VERSION } from './server.js';
+export { mcpAnnotations, STATE_META_KEY } from './projection.js';
+export type { McpTool, McpToolResult } from './projection.js';
+export { serveMcpHttp } from './http.js';
+export { serveMcpStdio } from './stdio.js';
+export type * from './types.js';
