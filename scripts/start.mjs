@@ -35,7 +35,7 @@ if (tokens.status !== 0) {
 
 const { startDevServer } = await import('@web/dev-server');
 const { esbuildPlugin } = await import('@web/dev-server-esbuild');
-const { cspPlugin } = await import('./wtr-plugins.mjs');
+const { cspPlugin, framingPlugin } = await import('./wtr-plugins.mjs');
 
 const server = await startDevServer({
   config: {
@@ -43,7 +43,7 @@ const server = await startDevServer({
     port: Number(process.env.PORT ?? 8000),
     nodeResolve: true,
     appIndex: undefined,
-    plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: join(root, 'tsconfig.json') }), cspPlugin()],
+    plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: join(root, 'tsconfig.json') }), cspPlugin(), framingPlugin()],
   },
   readCliArgs: false,
   readFileConfig: false,

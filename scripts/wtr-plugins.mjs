@@ -1,6 +1,8 @@
 // Dev-server plugins shared by web-test-runner and `npm start`.
 import { webmcpAgentPlugin } from './wtr-webmcp.mjs';
 
+const STRICT_CSP = "script-src 'self'; object-src 'none'; base-uri 'none'";
+
 /** Serves `*.csp.html` pages (and `demo/csp.html`) with a strict script-src CSP header. */
 export function cspPlugin() {
   return {
@@ -9,7 +11,7 @@ export function cspPlugin() {
       if (/(\.csp\.html|\/csp\.html)$/.test(context.path)) {
         return {
           headers: {
-            'content-security-policy': "script-src 'self'; object-src 'none'; base-uri 'none'",
+            'content-security-policy': STRICT_CSP,
           },
         };
       }
@@ -43,6 +45,24 @@ export function offlineChunksMiddleware() {
   };
 }
 
+/**
+ * Demo pages refuse to be framed by other sites (`frame-ancestors 'self'`, `X-Frame-Options:
+ * SAMEORIGIN`), as README's security model asks of every page with approvals: a framing site could
+ * otherwise overlay and steer the person's clicks.
+ */
+export function framingPlugin() {
+  return {
+    name: 'agent-surface-framing',
+    transform(context) {
+      if (!/^\/demo\/(?:[^/]*\.html)?$/.test(context.path)) return undefined;
+      const csp = /\/csp\.html$/.test(context.path)
+        ? `${STRICT_CSP}; frame-ancestors 'self'`
+        : "frame-ancestors 'self'";
+      return { headers: { 'content-security-policy': csp, 'x-frame-options': 'SAMEORIGIN' } };
+    },
+  };
+}
+
 export function testServerPlugins() {
-  return [cspPlugin(), webmcpAgentPlugin()];
+  return [cspPlugin(), framingPlugin(), webmcpAgentPlugin()];
 }

@@ -2,6 +2,7 @@ import { ContextConsumer } from '@lit/context';
 import { ReactiveElement } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { lazyModule } from '../core/util.js';
+import { activationDelayFromMarkup, activationDelayFromScript } from './approval-config.js';
 import { ensureContextRoot, registryContext } from './context.js';
 
 /** @internal How the element fetches its dialog chunk; a test swaps `load` to play a failed download. */
@@ -23,21 +24,31 @@ const dialogChunk = lazyModule(() => confirmDialogChunk.load());
  * effect, which agent asks, the input as escaped text, and the time left before the request expires.
  *
  * Approve and Deny act only on trusted input (a real click or key press, never `element.click()`
- * from a script) and only once a record has been on screen for `activation-delay` milliseconds, so a
- * request that appears under the pointer cannot be approved by a click meant for something else
- * (the delay starts over whenever the tab was hidden).
+ * from a script) and only once a request has been on screen, in place, for the activation delay, so
+ * a request that appears or slides under the pointer cannot be approved by a click meant for
+ * something else (the delay starts over when its buttons move, when another control comes to rest
+ * under the pointer, and when the tab was hidden). Approve also checks that the click landed on the
+ * Approve button itself, visible, unobscured, inside the dialog and clear of Deny, whatever the
+ * page's styles do to `::part(approve)`; and refuses while the page is framed by another origin
+ * unless the page's script called `allowFramedApprovals()` (see `approval-guard.ts`).
+ *
+ * Markup cannot weaken it: `activation-delay` below 300 ms counts as 300, and an invalid value as
+ * the default; only script (`el.activationDelay = 100`) can go lower, and only in development
+ * builds. A second `<agent-confirm>` for a registry that already has one is refused (with a console
+ * error) unless the page's script gave it its registry through `.registry`.
  * Escape denies the focused request (or the newest). Focus stays inside the dialog while it is open
  * and returns where it was when it closes.
  *
  * @summary Lets a person approve or deny an agent's pending calls.
  * @tag agent-confirm
  *
- * @attr {number} activation-delay - Milliseconds a request must be shown before Approve and Deny respond. Default 500.
- * @prop {number} activationDelay - See `activation-delay`.
+ * @attr {number} activation-delay - Milliseconds a request must be shown, in place, before Approve and Deny respond. Default 500; at least 300; an invalid value means the default.
+ * @prop {number} activationDelay - The delay in effect. Set from script it overrides the attribute and may go below 300 in development builds only; `undefined` returns to the attribute.
  * @prop {AgentSurfaceRegistry | undefined} registry - The registry whose confirmations to show; default: the nearest `<agent-surface>`'s.
  *
  * @csspart dialog - The modal `<dialog>`.
  * @csspart title - The dialog's heading.
+ * @csspart notice - Why approvals are turned off (the page is framed by another origin).
  * @csspart list - The list of pending requests.
  * @csspart item - One pending request.
  * @csspart description - The capability's description.
@@ -62,12 +73,33 @@ const dialogChunk = lazyModule(() => confirmDialogChunk.load());
  */
 export class AgentConfirmElement extends ReactiveElement {
   static override properties = {
-    activationDelay: { type: Number, attribute: 'activation-delay' },
     registry: { attribute: false },
   };
 
-  declare activationDelay: number;
+  // Read by hand, not as a reactive property: lit would route the attribute through the property
+  // setter, and the setter is how script (and only script) may go below the floor.
+  static override get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'activation-delay'];
+  }
+
   declare registry: AgentSurfaceRegistry | undefined;
+  #scriptDelay: number | undefined;
+
+  get activationDelay(): number {
+    return this.#scriptDelay !== undefined
+      ? activationDelayFromScript(this.#scriptDelay)
+      : activationDelayFromMarkup(this.getAttribute('activation-delay'));
+  }
+
+  set activationDelay(value: number | undefined) {
+    this.#scriptDelay = value === undefined || value === null ? undefined : (value as number);
+    this.requestUpdate();
+  }
+
+  override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    super.attributeChangedCallback(name, old, value);
+    if (name === 'activation-delay') this.requestUpdate();
+  }
 
   /** Settles when the dialog chunk has loaded (and is attached) or failed to load. */
   #dialogReady: Promise<void>;
@@ -75,14 +107,19 @@ export class AgentConfirmElement extends ReactiveElement {
 
   constructor() {
     super();
-    this.activationDelay = 500;
     // Fetched per element, not at import: a page without <agent-confirm> never downloads the dialog.
     this.#dialogReady = dialogChunk.load().then(
       ({ ConfirmDialog }) => {
         // The dialog's content and behaviour: a controller that follows the registry's confirmations,
         // fills and drives the shell's <dialog>, and records the person's decisions.
         this.addController(
-          new ConfirmDialog(this, () => (this.isConnected ? (this.registry ?? this.#context.value) : undefined)),
+          new ConfirmDialog(this, () =>
+            !this.isConnected
+              ? undefined
+              : this.registry
+                ? { registry: this.registry, fromScript: true }
+                : this.#context.value && { registry: this.#context.value, fromScript: false },
+          ),
         );
         this.requestUpdate();
       },

@@ -6,16 +6,25 @@
  */
 import { adoptStyles, unsafeCSS, type ReactiveController } from '@lit/reactive-element';
 import { html, nothing, render } from 'lit/html.js';
+import { issueError, issueWarning, DEV_MODE } from '../core/dev.js';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
 import type { AgentConfirmElement } from './agent-confirm.js';
+import { ApprovalGuard, framingRefusal } from './approval-guard.js';
 import { describeEffect, formatInput, formatRemaining } from './format-input.js';
 
 /**
  * What the dialog needs from its element beyond the public API (a closure keeps the element's state
- * private): the registry whose confirmations to show, `undefined` while there is none or the element
- * is disconnected.
+ * private): the registry whose confirmations to show and whether the page's script gave it
+ * (`.registry`) rather than the context; `undefined` while there is none or the element is disconnected.
  */
-export type ConfirmDialogPort = () => AgentSurfaceRegistry | undefined;
+export type ConfirmDialogPort = () => { registry: AgentSurfaceRegistry; fromScript: boolean } | undefined;
+
+/**
+ * The dialog that shows each registry's confirmations by right of being found through the context
+ * first. Another one found the same way is refused: markup injected into the page must not open a
+ * second dialog on top of the page's own. A dialog the page's script bound (`.registry`) is always shown.
+ */
+const contextDialogs = new WeakMap<AgentSurfaceRegistry, ConfirmDialog>();
 
 /**
  * @internal A constant, given to `unsafeCSS` rather than the `css` tag so that neither this chunk nor
@@ -102,9 +111,15 @@ export const confirmDialogStyles = unsafeCSS(`
     background: var(--agent-confirm-accent, #0b57d0);
     color: var(--agent-confirm-on-accent, #fff);
   }
+  /* Not opacity: a translucent Approve is one the browser does not report as visible (IntersectionObserver v2). */
   button[aria-disabled='true'] {
-    opacity: 0.55;
+    color: var(--agent-confirm-muted, #474747);
     cursor: default;
+  }
+  [part~='approve'][aria-disabled='true'] {
+    border-color: var(--agent-confirm-border, #c4c7c5);
+    background: var(--agent-confirm-border, #c4c7c5);
+    color: var(--agent-confirm-color, #1b1b1f);
   }
   button:focus-visible {
     outline: 2px solid var(--agent-confirm-accent, #0b57d0);
@@ -125,8 +140,8 @@ function deepActiveElement(): HTMLElement | undefined {
  * to it, fills it, opens and closes it, and runs its timer.
  */
 export class ConfirmDialog implements ReactiveController {
-  /** When each record was first on screen (performance.now()), for the activation delay. */
-  private _shownAt = new Map<string, number>();
+  /** The activation delay, input protection and framing rules for the buttons. */
+  private readonly _guard: ApprovalGuard;
   private _timer: ReturnType<typeof setTimeout> | undefined;
   /**
    * One `<li>` per request on screen, by confirmationId. Kept and never moved while its request
@@ -146,7 +161,9 @@ export class ConfirmDialog implements ReactiveController {
   constructor(
     private readonly host: AgentConfirmElement,
     private readonly port: ConfirmDialogPort,
-  ) {}
+  ) {
+    this._guard = new ApprovalGuard({ delay: () => host.activationDelay, onChange: () => host.requestUpdate() });
+  }
 
   private get _root(): ShadowRoot {
     return this.host.renderRoot as ShadowRoot;
@@ -155,9 +172,7 @@ export class ConfirmDialog implements ReactiveController {
   hostConnected(): void {
     // A tab coming back into view restarts the activation delay (see hostUpdated).
     this._connection = new AbortController();
-    this.host.ownerDocument.addEventListener('visibilitychange', () => this.host.requestUpdate(), {
-      signal: this._connection.signal,
-    });
+    this._guard.connect(this.host.ownerDocument);
     // Runs once the shadow root exists, whether the chunk arrived before or after the element connected.
     if (this._dialog) return;
     const root = this._root;
@@ -173,15 +188,32 @@ export class ConfirmDialog implements ReactiveController {
     clearTimeout(this._timer);
     this._close();
     this._connection?.abort();
+    this._guard.disconnect();
     this._subscribe(undefined);
   }
 
   hostUpdate(): void {
-    this._subscribe(this.port());
+    const bound = this.port();
+    let registry = bound?.registry;
+    if (bound && !bound.fromScript) {
+      const holder = contextDialogs.get(bound.registry);
+      if (holder && holder !== this && holder.host.isConnected) {
+        issueError(
+          'second-confirm',
+          '',
+          '<agent-confirm>: this registry already has an <agent-confirm>; a second one found through the page ' +
+            "(possibly injected markup) shows nothing. Give it the registry from script (el.registry = …) if it is the page's own.",
+        );
+        registry = undefined;
+      } else contextDialogs.set(bound.registry, this);
+    }
+    this._subscribe(registry);
   }
 
   private _subscribe(registry: AgentSurfaceRegistry | undefined): void {
     if (registry === this._subscribed) return;
+    const previous = this._subscribed;
+    if (previous && contextDialogs.get(previous) === this) contextDialogs.delete(previous);
     this._unsubscribe?.();
     this._unsubscribe = undefined;
     this._subscribed = registry;
@@ -203,11 +235,12 @@ export class ConfirmDialog implements ReactiveController {
   }
 
   /** The dialog's content: the heading and the (empty) list that `_renderItems` fills. */
-  private _content(count: number) {
+  private _content(count: number, framed: string | undefined) {
     return count
       ? html`<h2 id="title" part="title">
             ${count === 1 ? 'An agent asks for your approval' : `${count} agent requests need your approval`}
           </h2>
+          ${framed ? html`<p part="notice" role="note">Approvals are turned off while this page is embedded in another site.</p>` : nothing}
           <ul part="list"></ul>`
       : nothing;
   }
@@ -242,7 +275,6 @@ export class ConfirmDialog implements ReactiveController {
   private _renderItems(visible: readonly PendingConfirmation[]): void {
     const list = this._root.querySelector('ul');
     const now = Date.now();
-    const started = performance.now();
     const items = new Map<string, HTMLLIElement>();
     for (const p of list ? visible : []) {
       let li = this._items.get(p.confirmationId);
@@ -252,7 +284,7 @@ export class ConfirmDialog implements ReactiveController {
         li.setAttribute('aria-labelledby', `req-${p.confirmationId}`);
         li.dataset.confirmationId = p.confirmationId;
       }
-      render(this._renderItem(p, now, started), li);
+      render(this._renderItem(p, now), li);
       items.set(p.confirmationId, li);
     }
     // Remove the requests that left first, so the ones that stay are never moved.
@@ -265,9 +297,8 @@ export class ConfirmDialog implements ReactiveController {
     }
   }
 
-  private _renderItem(p: PendingConfirmation, now: number, started: number) {
-    const shown = this._shownAt.get(p.confirmationId);
-    const inactive = shown === undefined || started - shown < this.host.activationDelay ? 'true' : 'false';
+  private _renderItem(p: PendingConfirmation, now: number) {
+    const inactive = this._guard.ready(p.confirmationId) ? 'false' : 'true';
     const input = formatInput(p.input);
     return html`<h3 id=${`req-${p.confirmationId}`} part="description">${p.description}</h3>
       <dl part="details">
@@ -319,7 +350,7 @@ export class ConfirmDialog implements ReactiveController {
     const visible = this._visible();
     const dialog = this._dialog;
     // Right after the element's own (empty) update, where a LitElement would have rendered.
-    if (dialog) render(this._content(visible.length), dialog);
+    if (dialog) render(this._content(visible.length, framingRefusal(host.ownerDocument.defaultView ?? window)), dialog);
     this._renderItems(visible);
     clearTimeout(this._timer);
     if (!visible.length || !dialog || !host.isConnected) {
@@ -328,38 +359,35 @@ export class ConfirmDialog implements ReactiveController {
     }
     if (!dialog.open) {
       this._returnFocus ??= deepActiveElement();
-      this._shownAt.clear();
       dialog.showModal();
     }
-    // Start each record's activation delay now that it is on screen; forget records that left.
-    const t = performance.now();
-    let fresh = false;
-    const ids = new Set(visible.map((p) => p.confirmationId));
-    for (const id of this._shownAt.keys()) if (!ids.has(id)) this._shownAt.delete(id);
-    // A hidden tab shows nothing: the delay starts over once the person can see the dialog.
-    const hidden = host.ownerDocument.visibilityState === 'hidden';
-    if (hidden) this._shownAt.clear();
-    for (const id of hidden ? [] : ids) {
-      if (!this._shownAt.has(id)) {
-        this._shownAt.set(id, t);
-        fresh = true;
-      }
-    }
+    // The requests on screen: new ones start their activation delay now, ones that left are forgotten.
+    const before = visible.map((p) => this._guard.ready(p.confirmationId));
+    this._guard.track(
+      [...this._items].map(([key, li]) => ({
+        key,
+        approve: li.querySelector<HTMLElement>('[part~="approve"]')!,
+        deny: li.querySelector<HTMLElement>('[part~="deny"]') ?? undefined,
+        box: dialog,
+      })),
+    );
+    const fresh = visible.some((p, i) => this._guard.ready(p.confirmationId) !== before[i]);
     if (!this._root.activeElement) this._root.querySelector<HTMLElement>('[part~="deny"]')?.focus();
 
-    // Wake up for the next thing that changes on screen: a button becoming active, an expiry, the countdown.
+    // Wake up for the next thing that changes on screen: a button becoming active, an expiry, the
+    // countdown. (The guard calls back itself when something restarts a delay.)
     let next = 1000 - (Date.now() % 1000);
-    for (const shown of this._shownAt.values()) {
-      const left = shown + host.activationDelay - t;
+    for (const p of visible) {
+      const left = this._guard.readyIn(p.confirmationId);
       if (left > 0) next = Math.min(next, left);
+      next = Math.min(next, p.expiresAt - Date.now());
     }
-    for (const p of visible) next = Math.min(next, p.expiresAt - Date.now());
     this._timer = setTimeout(() => host.requestUpdate(), fresh ? 0 : Math.max(0, next) + 5);
   }
 
   private _close(): void {
     const dialog = this._dialog;
-    this._shownAt.clear();
+    this._guard.track([]);
     if (dialog?.open) dialog.close();
     const target = this._returnFocus;
     this._returnFocus = undefined;
@@ -367,11 +395,15 @@ export class ConfirmDialog implements ReactiveController {
   }
 
   private _decide(event: Event, p: PendingConfirmation, approve: boolean): void {
-    // Only a person's own input counts: script-made events and clicks before the delay do nothing.
-    if (!event.isTrusted) return;
-    const shown = this._shownAt.get(p.confirmationId);
-    if (shown === undefined || performance.now() - shown < this.host.activationDelay) return;
-    // Checked: a person's trusted input after the activation delay. Record the decision.
+    // Only a person's own input counts, on a request that has been in place for the delay, and for
+    // Approve, a click that landed on the visible Approve button itself (see approval-guard.ts).
+    const verdict = this._guard.check(event, p.confirmationId, approve ? 'approve' : 'deny');
+    if (!verdict.ok) {
+      if (DEV_MODE && verdict.reason !== 'early' && verdict.reason !== 'untrusted')
+        issueWarning('approval-refused', verdict.reason, `<agent-confirm>: ${approve ? 'Approve' : 'Deny'} refused: ${verdict.message}.`);
+      return;
+    }
+    // Checked: record the decision.
     const confirmations = this._subscribed?.confirmations;
     if (!confirmations) return;
     if (approve) confirmations.approve(p.confirmationId);

@@ -4,6 +4,7 @@ export { AgentSurfaceElement } from './agent-surface.js';
 export { AgentViewElement } from './agent-view.js';
 export { AgentCapabilityElement } from './agent-capability.js';
 export { AgentConfirmElement } from './agent-confirm.js';
+export { allowFramedApprovals } from './approval-config.js';
 export { AgentWebMcpElement, type AgentWebMcpStatus } from './agent-webmcp.js';
 export { AgentWebMcpConflictEvent } from '../webmcp/events.js';
 export { registryContext, viewContext, type AgentViewContextValue } from './context.js';

@@ -106,7 +106,10 @@ describe('demo/index.html', () => {
     expect(statusText(doc)).to.contain('Waiting for the person to approve domain:devices.disable');
     expect(confirm.shadowRoot!.textContent).to.contain('lock-main');
 
-    await new Promise((r) => setTimeout(r, 700)); // past the activation delay
+    // Past the activation delay, with the dialog in place.
+    await waitUntil(() => approveButton()!.getAttribute('aria-disabled') === 'false', 'Approve never responds', {
+      timeout: 5000,
+    });
     approveButton()!.click(); // untrusted: ignored
     await new Promise((r) => setTimeout(r, 200));
     expect(doc.querySelector('tr[data-id="lock-main"] .status')!.textContent).to.equal('online');

@@ -52,6 +52,10 @@ async function ask(registry: AgentSurfaceRegistry, input: JsonObject) {
   return { confirmationId, retry: () => registry.invoke({ ...request, invocationId: `cdn-el-${++calls}`, confirmationId }) };
 }
 
+/** How many of the dialog's buttons respond (their request has been in place for the activation delay). */
+const activeButtons = (confirm: Element) =>
+  confirm.shadowRoot!.querySelectorAll('button[aria-disabled="false"]').length;
+
 describe('elements from dist/cdn/agent-surface.min.js', () => {
   let kit: Kit;
   before(async () => {
@@ -137,7 +141,7 @@ describe('elements from dist/cdn/agent-surface.min.js', () => {
       await expect(confirm).to.be.accessible();
 
       // Escape on the older request's Deny denies that one; the dialog stays open for the other.
-      await aTimeout(80);
+      await waitUntil(() => activeButtons(confirm) === 4, 'both requests respond', { timeout: 5000 });
       confirm.shadowRoot!.querySelectorAll<HTMLButtonElement>('[part~="deny"]')[1]!.focus();
       await sendKeys({ press: 'Escape' });
       await waitUntil(() => confirm.shadowRoot!.querySelectorAll('[part~="item"]').length === 1, 'one request left');
@@ -162,8 +166,8 @@ describe('elements from dist/cdn/agent-surface.min.js', () => {
         }
       }
 
-      // Escape again denies the last one: the dialog closes and focus goes back where it was.
-      await aTimeout(80);
+      // Escape again denies the last one (it moved up, so it waits its delay again): the dialog closes.
+      await waitUntil(() => activeButtons(confirm) === 2, 'the last request responds', { timeout: 5000 });
       await sendKeys({ press: 'Escape' });
       await waitUntil(() => !dialog.open, 'the dialog closes');
       expect(registry.confirmations.list()).to.deep.equal([]);

@@ -38,7 +38,7 @@ async function page(options: { delay?: number; ttlMs?: number } = {}): Promise<P
           { "type": "object", "properties": { "reason": { "type": "string" }, "ids": { "type": "array" } } }
         </script>
       </agent-capability>
-      <agent-confirm activation-delay=${options.delay ?? 150}></agent-confirm>
+      <agent-confirm .activationDelay=${options.delay ?? 150}></agent-confirm>
     </agent-surface>`,
   );
   await settle();
@@ -68,6 +68,15 @@ function button(confirm: AgentConfirmElement, which: 'approve' | 'deny', index =
   return confirm.shadowRoot!.querySelectorAll<HTMLButtonElement>(`[part~="${which}"]`)[index]!;
 }
 
+/** Waits until the request's buttons respond (its activation delay passed with it in place). */
+async function approvable(confirm: AgentConfirmElement, index = 0): Promise<void> {
+  await waitUntil(
+    () => button(confirm, 'approve', index)?.getAttribute('aria-disabled') === 'false',
+    'the request never became approvable',
+    { timeout: 5000 },
+  );
+}
+
 async function trustedClick(element: HTMLElement): Promise<void> {
   const box = element.getBoundingClientRect();
   await sendMouse({
@@ -88,6 +97,41 @@ describe('<agent-confirm>', () => {
 
   it('has a 500 ms activation delay by default', () => {
     expect(document.createElement('agent-confirm').activationDelay).to.equal(500);
+  });
+
+  it('fails closed on activation-delay markup: invalid means the default, nothing below 300 ms', () => {
+    const el = document.createElement('agent-confirm');
+    const cases: Array<[string | null, number]> = [
+      ['1000', 1000],
+      ['300', 300],
+      ['299', 300],
+      ['0', 300],
+      ['-1', 500],
+      ['', 500],
+      ['  ', 500],
+      ['fast', 500],
+      ['1e2', 500],
+      ['0x10', 500],
+      ['Infinity', 500],
+      ['NaN', 500],
+      ['99999999', 60000],
+      [null, 500],
+    ];
+    for (const [value, expected] of cases) {
+      if (value === null) el.removeAttribute('activation-delay');
+      else el.setAttribute('activation-delay', value);
+      expect(el.activationDelay, `activation-delay="${value}"`).to.equal(expected);
+    }
+    // Script (in this development build) may go lower; clearing it returns to the attribute.
+    el.setAttribute('activation-delay', '800');
+    el.activationDelay = 50;
+    expect(el.activationDelay).to.equal(50);
+    el.activationDelay = -5;
+    expect(el.activationDelay).to.equal(500);
+    el.activationDelay = Number.NaN;
+    expect(el.activationDelay).to.equal(500);
+    el.activationDelay = undefined as unknown as number;
+    expect(el.activationDelay).to.equal(800);
   });
 
   it('shows pending requests newest first in a labelled modal dialog, input as escaped text', async () => {
@@ -130,7 +174,7 @@ describe('<agent-confirm>', () => {
     await trustedClick(button(confirm, 'approve'));
     expect(registry.confirmations.list().map((p) => p.status)).to.deep.equal(['pending']);
 
-    await aTimeout(350);
+    await approvable(confirm);
     // A script cannot approve: element.click() and dispatched events are not trusted.
     button(confirm, 'approve').click();
     button(confirm, 'approve').dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true }));
@@ -154,7 +198,8 @@ describe('<agent-confirm>', () => {
     await aTimeout(5);
     await ask(registry, { reason: 'two' });
     await waitUntil(() => confirm.shadowRoot!.querySelectorAll('[part~="item"]').length === 2);
-    await aTimeout(150);
+    await approvable(confirm, 0);
+    await approvable(confirm, 1);
 
     const buttons = [...confirm.shadowRoot!.querySelectorAll('button')];
     expect(buttons).to.have.length(4);
@@ -182,8 +227,8 @@ describe('<agent-confirm>', () => {
     expect(confirm.shadowRoot!.querySelectorAll('[part~="item"]')).to.have.length(1);
     expect(dialogOf(confirm).open).to.equal(true);
 
-    // The last one: Escape denies the remaining (newest) request and the dialog closes.
-    await aTimeout(150);
+    // The last one (it moved when the other left, so it waits its delay again): Escape denies it.
+    await approvable(confirm);
     await sendKeys({ press: 'Escape' });
     await settle();
     expect(registry.confirmations.list()).to.deep.equal([]);
