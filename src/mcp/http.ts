@@ -11,6 +11,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentConsumer, AgentSurfaceRegistry } from '../core/types.js';
+import { createMemoryEventStore } from './event-store.js';
 import { checkMcpOptions, createMcpProjection, type McpProjection } from './projection.js';
 import { bindMcpServer, createMcpServer } from './server.js';
 import type { McpHttpOptions, McpHttpServer, McpServerOptions } from './types.js';
@@ -326,8 +327,18 @@ export async function serveMcpHttp(
     const read = await readBody(req, maxBodyBytes);
     if (!read.ok) return refuse(res, read.status, read.message, { connection: 'close' });
     if (!isInitialize(read.value)) return refuse(res, 400, 'Bad Request: no session (send initialize first)');
-    if (sessions.size + opening >= maxSessions)
-      return refuse(res, 503, `too many sessions (at most ${maxSessions})`, { 'retry-after': '5' });
+    if (sessions.size + opening >= maxSessions) {
+      // Clients often leave without ending their session: make room by closing the one idle the
+      // longest (no request or stream open). Only when every session is busy is the new one refused.
+      let idlest: [string, Session] | undefined;
+      for (const entry of sessions)
+        if (entry[1].active === 0 && (!idlest || entry[1].lastSeen < idlest[1].lastSeen)) idlest = entry;
+      if (!idlest)
+        return refuse(res, 503, `too many sessions (at most ${maxSessions}, all busy)`, {
+          'retry-after': '5',
+        });
+      closeSession(idlest[0]);
+    }
 
     opening++;
     let counted = true;
@@ -340,6 +351,9 @@ export async function serveMcpHttp(
       const session: Session = { server, transport: undefined!, consumer, lastSeen: Date.now(), active: 0 };
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        // Resumable streams: a client that loses one reconnects with Last-Event-ID after this long.
+        eventStore: createMemoryEventStore(),
+        retryInterval: 1000,
         onsessioninitialized: (id) => {
           uncount();
           sessions.set(id, session);

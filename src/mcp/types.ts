@@ -66,7 +66,10 @@ export interface McpHttpOptions extends Partial<McpServerOptions> {
   authorize?: (request: IncomingMessage) => McpAuthorization | Promise<McpAuthorization>;
   /** Requests with a larger body are refused with 413. Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Concurrent sessions; an `initialize` beyond it gets 503. Default 64. */
+  /**
+   * Concurrent sessions. At the bound a new session replaces the one idle the longest (no request
+   * or stream open); when all are busy, the `initialize` gets 503. Default 64.
+   */
   maxSessions?: number;
   /** A session without any request for this long is closed. Default 30 minutes; 0 never. */
   sessionIdleMs?: number;

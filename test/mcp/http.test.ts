@@ -248,6 +248,24 @@ describe('serveMcpHttp: the door', () => {
     assert.ok((await second.client.listTools()).tools.length > 0);
   });
 
+  it('at the bound, a new session replaces the one idle the longest', async () => {
+    const { server } = await serve({ maxSessions: 2 });
+    // Raw initializes: sessions that nobody uses afterwards (no stream, no request).
+    const a = await post(server.url, {});
+    const b = await post(server.url, {});
+    assert.equal(server.sessionCount, 2);
+    const c = await client(server.url);
+    assert.ok((await c.client.listTools()).tools.length > 0);
+    assert.equal(server.sessionCount, 2);
+    const listA = await post(
+      server.url,
+      { 'mcp-session-id': String(a.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
+    assert.equal(listA.status, 404, 'the idlest session was closed');
+    assert.ok(b.headers['mcp-session-id']);
+  });
+
   it('answers an unknown session id with 404', async () => {
     const { server } = await serve();
     const res = await post(
