@@ -40,3 +40,6 @@ export {
   type ChatToolCallContext,
   type ChatToolProvider,
 } from './tools.js';
+export { AgentChatElement, type ChatPersist } from './agent-chat.js';
+export { defineAgentChat } from './define.js';
+export { createMarkdownStream, renderMarkdown, safeHref, type MarkdownOptions, type MarkdownStream } from './markdown.js';

@@ -1,0 +1,978 @@
+import { ContextConsumer } from '@lit/context';
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { styleMap } from 'lit/directives/style-map.js';
+import { createAgentToolset } from '../core/toolset.js';
+import type { AgentSurfaceRegistry, JsonValue, PendingConfirmation } from '../core/types.js';
+import { encodeWireName } from '../core/wire-names.js';
+import { ensureContextRoot, registryContext } from '../elements/context.js';
+import { formatInput, formatRemaining } from '../elements/format-input.js';
+import type { ToolSource } from '../webmcp/types.js';
+import { createApprovalGuard } from './approval.js';
+import { createMarkdownStream, type MarkdownStream } from './markdown.js';
+import { fallbackId, runAdapter, type ActiveCall } from './run.js';
+import { createSessionState, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
+import { chatStyles } from './styles.js';
+import { sourceProvider, toolsetProvider, type ChatTool, type ChatToolProvider } from './tools.js';
+import type { AdapterStatus, AgentAdapter, AgentErrorCode, AgentMessage, AgentToolPart, ModelChoice, ToolCallState, WebAgent } from './types.js';
+
+export type ChatPersist = 'none' | 'session' | 'local';
+
+const ADAPTER_KEY = 'agent-chat:adapter';
+const READY: AdapterStatus = { state: 'ready' };
+
+const STATE_LABEL: Record<ToolCallState, string> = {
+  running: 'Running…',
+  'awaiting-confirmation': 'Waiting for your approval',
+  done: 'Done',
+  error: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+const ERROR_TEXT: Record<AgentErrorCode, string> = {
+  chat_disabled: 'The chat is turned off for this site.',
+  rate_limited: 'Too many requests right now. Wait a moment, then try again.',
+  bad_request: 'The agent refused the request.',
+  network: 'The connection to the agent failed.',
+};
+
+function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '';
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  if (bytes >= 1e6) return `${Math.round(bytes / 1e6)} MB`;
+  return `${Math.max(1, Math.round(bytes / 1e3))} KB`;
+}
+
+const percent = (p: number) => `${Math.round(Math.min(1, Math.max(0, p)) * 100)}%`;
+
+function storageOf(persist: string | undefined): Storage | undefined {
+  try {
+    if (persist === 'local') return globalThis.localStorage;
+    if (persist === 'session') return globalThis.sessionStorage;
+  } catch {
+    // Storage can be blocked (privacy settings, sandboxed frames): the chat works without it.
+  }
+  return undefined;
+}
+
+function readStored(storage: Storage | undefined, key: string): string | null {
+  try {
+    return storage?.getItem(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function writeStored(storage: Storage | undefined, key: string, value: string): void {
+  try {
+    storage?.setItem(key, value);
+  } catch {
+    // Full or blocked storage: the conversation simply is not kept.
+  }
+}
+
+function messageText(m: AgentMessage): string {
+  return m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+interface Binding {
+  record: PendingConfirmation;
+  call: ActiveCall;
+}
+
+interface MarkdownEntry {
+  el: HTMLElement;
+  stream: MarkdownStream;
+  text: string;
+  ended: boolean;
+}
+
+/**
+ * An in-page agent chat over the `AgentAdapter` contract. It renders what an adapter streams
+ * (Markdown text, tool calls as cards, approvals, sub-agent runs) and never calls a model itself.
+ * Its tools come from the nearest `<agent-surface>` (a toolset with topology `embedded`, consumer
+ * id from `consumer`) or from `.source` (any ToolSource, such as `createWebMcpSource()`),
+ * filtered through `.agent`.
+ *
+ * A call that needs the person's approval shows Approve and Deny in its card, bound to the
+ * registry's pending confirmation (the same record `<agent-confirm>` shows: deciding in either
+ * settles both). The buttons respond only to trusted input after `activation-delay` ms on screen.
+ *
+ * @summary Chat with an agent that uses this page's capabilities.
+ * @tag agent-chat
+ *
+ * @attr {string} consumer - The consumer id the chat's calls carry. Default `chat`.
+ * @attr {string} placeholder - The composer's placeholder. Default `Ask the agent…`.
+ * @attr {"none" | "session" | "local"} persist - Keep the conversation across reloads in sessionStorage or localStorage (key `agent-chat:<id or "chat">`). Default `none`.
+ * @attr {string} highlight - `off` stops scrolling to and outlining the page element a call acts on. Default on.
+ * @attr {number} activation-delay - Milliseconds an approval must be on screen before its buttons respond. Default 500.
+ * @prop {AgentAdapter | readonly AgentAdapter[] | undefined} adapters - The agent(s) to talk to; a switcher shows when there are several (the choice is kept by adapter id).
+ * @prop {WebAgent | undefined} agent - The page's agent (`defineWebAgent`): instructions, tool filter, sub-agents.
+ * @prop {ToolSource | undefined} source - Tools from a ToolSource instead of the nearest `<agent-surface>`.
+ * @prop {AgentSurfaceRegistry | undefined} registry - The registry to use instead of the nearest `<agent-surface>`'s.
+ * @prop {SessionState} session - The conversation (read-only; plain JSON, see `sessionReducer`).
+ *
+ * @fires {Event} agent-chat-change - The conversation changed (`session` has the new state).
+ *
+ * @csspart header - The row with the adapter switcher and the model picker.
+ * @csspart adapter-select - The adapter switcher.
+ * @csspart models - The model picker.
+ * @csspart log - The message list.
+ * @csspart message - Every message; also `user` or `assistant`.
+ * @csspart markdown - Rendered Markdown text.
+ * @csspart tool - A tool call's card; `tool-summary`, `tool-name`, `tool-state`, `tool-description`, `tool-input`, `tool-output`, `tool-error` inside it.
+ * @csspart approval - The approval block of a card; `approve`, `deny`, `countdown` inside it.
+ * @csspart nested - A sub-agent's run inside its card.
+ * @csspart status - The adapter's status card (download, progress, errors).
+ * @csspart notice - The last run's error with its Retry button.
+ * @csspart composer - The message form; `input`, `send` and `stop` inside it.
+ * @csspart reason - Why the composer is disabled.
+ * @csspart highlight - The outline around the page element a call acts on.
+ *
+ * @cssprop --agent-chat-background - Background. Default `#fff` (dark: `#1e1f22`).
+ * @cssprop --agent-chat-color - Text color.
+ * @cssprop --agent-chat-muted - Secondary text.
+ * @cssprop --agent-chat-accent - Buttons and links.
+ * @cssprop --agent-chat-on-accent - Text on accent.
+ * @cssprop --agent-chat-border - Borders.
+ * @cssprop --agent-chat-user-background - The person's messages.
+ * @cssprop --agent-chat-tool-background - Tool cards.
+ * @cssprop --agent-chat-danger - Errors.
+ * @cssprop --agent-chat-radius - Corner radius. Default `12px`.
+ * @cssprop --agent-chat-font - Font family.
+ * @cssprop --agent-chat-height - Height of the chat. Default `32rem`.
+ * @cssprop --agent-chat-highlight - The color of the outline on the page.
+ */
+export class AgentChatElement extends LitElement {
+  static override styles = chatStyles;
+
+  static override properties = {
+    adapters: { attribute: false },
+    agent: { attribute: false },
+    source: { attribute: false },
+    registry: { attribute: false },
+    consumer: { type: String },
+    placeholder: { type: String },
+    persist: { type: String },
+    highlight: { type: String },
+    activationDelay: { type: Number, attribute: 'activation-delay' },
+  };
+
+  declare adapters: AgentAdapter | readonly AgentAdapter[] | undefined;
+  declare agent: WebAgent | undefined;
+  declare source: ToolSource | undefined;
+  declare registry: AgentSurfaceRegistry | undefined;
+  declare consumer: string;
+  declare placeholder: string;
+  declare persist: ChatPersist;
+  declare highlight: string;
+  declare activationDelay: number;
+
+  #context = new ContextConsumer(this, { context: registryContext, subscribe: true });
+  #session: SessionState = createSessionState();
+  #run: AbortController | undefined;
+  #provider: ChatToolProvider | undefined;
+  #providerKey: unknown[] = [];
+  #offTools: (() => void) | undefined;
+  #offConfirmations: (() => void) | undefined;
+  #confirmationsOf: AgentSurfaceRegistry | undefined;
+  #active = new Map<string, ActiveCall>();
+  #bindings = new Map<string, Binding>();
+  #guard = createApprovalGuard(globalThis.document, () => this.activationDelay);
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #adapterId: string | undefined;
+  #subscribedAdapter: AgentAdapter | undefined;
+  #offAdapter: (() => void) | undefined;
+  #preparing: AbortController | undefined;
+  #notice: string | undefined;
+  #markdown = new Map<string, MarkdownEntry>();
+  #markdownUsed = new Set<string>();
+  #announcement = '';
+  #announced = new Map<string, string>();
+  #announcedRun = -1;
+  #editing: { id: string; text: string } | undefined;
+  #highlightState: { target: Element; title: string; rect?: DOMRect } | undefined;
+  #connection: AbortController | undefined;
+  #loadedFrom: string | undefined;
+  #focusApproval: string | undefined;
+
+  constructor() {
+    super();
+    this.consumer = 'chat';
+    this.placeholder = 'Ask the agent…';
+    this.persist = 'none';
+    this.highlight = 'on';
+    this.activationDelay = 500;
+  }
+
+  /** The conversation: plain JSON, folded by `sessionReducer`. */
+  get session(): SessionState {
+    return this.#session;
+  }
+
+  /** Sends a message as the person would (when the adapter is ready and no run is going). */
+  send(text: string): void {
+    void this.#start({ type: 'send', text });
+  }
+
+  /** Stops the run in progress: aborts its signal and ends it as `aborted`. */
+  stop(): void {
+    if (this.#session.status !== 'running') return;
+    this.#dispatch({ type: 'stop' });
+    this.#run?.abort();
+    this.#run = undefined;
+  }
+
+  /** Re-runs the last message (from its last finished tool call). */
+  retry(): void {
+    void this.#start({ type: 'retry' });
+  }
+
+  /** Forgets the conversation (and its stored copy). */
+  clear(): void {
+    this.stop();
+    this.#dispatch({ type: 'clear' });
+  }
+
+  override connectedCallback(): void {
+    ensureContextRoot(this.ownerDocument);
+    super.connectedCallback();
+    this.#connection = new AbortController();
+    const { signal } = this.#connection;
+    this.ownerDocument.addEventListener('visibilitychange', () => this.requestUpdate(), { signal });
+    globalThis.addEventListener?.('pagehide', () => this.#save(true), { signal });
+    this.addEventListener('keydown', this.#onKeydown, { signal });
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#save(true);
+    this.stop();
+    this.#connection?.abort();
+    this.#preparing?.abort();
+    this.#preparing = undefined;
+    clearTimeout(this.#timer);
+    this.#offAdapter?.();
+    this.#offAdapter = this.#subscribedAdapter = undefined;
+    this.#disposeProvider();
+    this.#subscribeConfirmations(undefined);
+    this.#clearHighlight();
+  }
+
+  // ---- adapters and status -------------------------------------------------------------------
+
+  #adapterList(): readonly AgentAdapter[] {
+    const a = this.adapters;
+    if (!a) return [];
+    return (Array.isArray(a) ? a : [a]).filter((x): x is AgentAdapter => !!x && typeof x.run === 'function');
+  }
+
+  /** The adapter in use: the one chosen last (by id), else the first. */
+  get #adapter(): AgentAdapter | undefined {
+    const list = this.#adapterList();
+    this.#adapterId ??= readStored(storageOf('local'), ADAPTER_KEY) ?? undefined;
+    return list.find((a) => a.id === this.#adapterId) ?? list[0];
+  }
+
+  #status(adapter: AgentAdapter | undefined): AdapterStatus {
+    if (!adapter) return { state: 'unavailable', reason: 'No agent is connected to this chat.' };
+    try {
+      const s = adapter.status?.() ?? READY;
+      return s && typeof s === 'object' && typeof s.state === 'string' ? s : READY;
+    } catch (error) {
+      return { state: 'error', error: error instanceof Error ? error.message : 'The agent cannot say whether it is ready.' };
+    }
+  }
+
+  #models(adapter: AgentAdapter | undefined): readonly ModelChoice[] {
+    try {
+      const list = adapter?.models?.();
+      return Array.isArray(list) ? list : [];
+    } catch {
+      return [];
+    }
+  }
+
+  #syncAdapter(): void {
+    const adapter = this.#adapter;
+    if (adapter === this.#subscribedAdapter) return;
+    this.#offAdapter?.();
+    this.#offAdapter = undefined;
+    this.#subscribedAdapter = adapter;
+    if (adapter?.subscribe) {
+      try {
+        const off = adapter.subscribe(() => this.requestUpdate());
+        this.#offAdapter = typeof off === 'function' ? off : undefined;
+      } catch {
+        // An adapter whose subscribe throws is read on each render only.
+      }
+    }
+  }
+
+  // ---- tools ---------------------------------------------------------------------------------
+
+  get #registry(): AgentSurfaceRegistry | undefined {
+    return this.registry ?? this.#context.value;
+  }
+
+  #disposeProvider(): void {
+    this.#offTools?.();
+    this.#offTools = undefined;
+    this.#provider?.dispose();
+    this.#provider = undefined;
+    this.#providerKey = [];
+  }
+
+  #syncTools(): void {
+    const registry = this.#registry;
+    const key = [this.source, this.source ? undefined : registry, this.consumer];
+    if (key.every((v, i) => v === this.#providerKey[i]) && this.#provider) return;
+    this.#disposeProvider();
+    this.#providerKey = key;
+    if (this.source) this.#provider = sourceProvider(this.source);
+    else if (registry && !registry.disposed)
+      this.#provider = toolsetProvider(
+        createAgentToolset(registry, { consumer: { id: this.consumer || 'chat', kind: 'chat' }, topology: 'embedded' }),
+        registry,
+        this.consumer || 'chat',
+      );
+    this.#offTools = this.#provider?.subscribe(() => this.requestUpdate());
+    void this.#provider?.refresh();
+  }
+
+  #tool(name: string): ChatTool | undefined {
+    return this.#provider?.tools().find((t) => t.descriptor.name === name);
+  }
+
+  // ---- confirmations -------------------------------------------------------------------------
+
+  #subscribeConfirmations(registry: AgentSurfaceRegistry | undefined): void {
+    if (registry === this.#confirmationsOf) return;
+    this.#offConfirmations?.();
+    this.#offConfirmations = undefined;
+    this.#confirmationsOf = registry;
+    if (registry) {
+      this.#offConfirmations = registry.confirmations.subscribe((pending) => this.#onConfirmations(pending));
+      this.#onConfirmations(registry.confirmations.list());
+    }
+  }
+
+  /** Binds pending confirmations to the calls they hold up: by invocation id, or (a ToolSource) by tool name. */
+  #onConfirmations(pending: readonly PendingConfirmation[]): void {
+    const now = Date.now();
+    const next = new Map<string, Binding>();
+    const calls = [...this.#active.values()];
+    for (const record of pending) {
+      if (record.status !== 'pending' || record.expiresAt <= now) continue;
+      let call = calls.find((c) => c.invocationId === record.invocationId && record.consumer.id === (this.consumer || 'chat'));
+      if (!call && this.source) {
+        const wire = encodeWireName(record.capabilityId, record.instanceId);
+        call = calls.find((c) => !next.has(c.id) && (c.name === wire || c.name.endsWith(wire)));
+      }
+      if (call && !next.has(call.id)) next.set(call.id, { record, call });
+    }
+    for (const [id, b] of next) {
+      if (this.#bindings.get(id)?.record.confirmationId === b.record.confirmationId) continue;
+      b.call.dispatch({ type: 'confirmation', id, prompt: `Approve or deny: ${b.record.description}` });
+      this.#focusApproval = id;
+    }
+    for (const [id, b] of this.#bindings) if (!next.has(id)) b.call.dispatch({ type: 'confirmation-settled', id });
+    this.#bindings = next;
+    this.requestUpdate();
+  }
+
+  #decide(event: Event, id: string, approve: boolean): void {
+    const binding = this.#bindings.get(id);
+    const registry = this.#confirmationsOf;
+    if (!binding || !registry) return;
+    // Trusted input, after the activation delay, in a page not framed by another origin.
+    if (!this.#guard.allows(event, binding.record.confirmationId)) return;
+    if (approve) registry.confirmations.approve(binding.record.confirmationId);
+    else registry.confirmations.deny(binding.record.confirmationId, 'denied by the person in the chat');
+    binding.call.dispatch({ type: approve ? 'approve' : 'deny', id });
+    this.renderRoot.querySelector<HTMLElement>('[part~="log"]')?.focus();
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------
+
+  #dispatch = (event: SessionEvent): void => {
+    const next = sessionReducer(this.#session, event);
+    if (next === this.#session) return;
+    this.#session = next;
+    this.requestUpdate();
+    this.dispatchEvent(new Event('agent-chat-change'));
+  };
+
+  async #start(event: SessionEvent): Promise<void> {
+    const adapter = this.#adapter;
+    if (!adapter || this.#status(adapter).state !== 'ready' || this.#session.status === 'running') return;
+    this.#dispatch(event);
+    // Narrowing would say this cannot change; the dispatch above changed it.
+    if ((this.#session as SessionState).status !== 'running') return;
+    this.#notice = undefined;
+    const controller = new AbortController();
+    this.#run = controller;
+    this.#syncTools();
+    await this.#provider?.refresh(controller.signal);
+    await runAdapter(
+      {
+        adapter,
+        agent: this.agent,
+        tools: () => this.#provider?.tools() ?? [],
+        dispatch: this.#dispatch,
+        state: () => this.#session,
+        onCall: (call) => this.#onCall(call),
+        randomId: () => fallbackId('chat'),
+      },
+      controller.signal,
+    );
+    if (this.#run === controller) this.#run = undefined;
+    this.requestUpdate();
+  }
+
+  #onCall(call: ActiveCall): () => void {
+    this.#active.set(call.invocationId, call);
+    this.#highlightCall(call);
+    if (this.#confirmationsOf) this.#onConfirmations(this.#confirmationsOf.confirmations.list());
+    return () => {
+      this.#active.delete(call.invocationId);
+      if (this.#bindings.has(call.id)) {
+        this.#bindings.delete(call.id);
+        call.dispatch({ type: 'confirmation-settled', id: call.id });
+      }
+      if (this.#highlightState && this.#active.size === 0) this.#clearHighlight();
+    };
+  }
+
+  // ---- showing where the agent acts ----------------------------------------------------------
+
+  #highlightCall(call: ActiveCall): void {
+    if (/^(off|false|none)$/i.test(this.highlight ?? '')) return;
+    const id = call.tool?.capabilityId;
+    if (!id) return;
+    const root = this.closest('agent-surface') ?? this.ownerDocument;
+    const candidates = [...root.querySelectorAll('agent-capability')].filter(
+      (c) => (c as Element & { capabilityId?: string }).capabilityId === id,
+    );
+    const instance = call.tool?.instanceId;
+    const el =
+      candidates.find((c) => instance === undefined || c.closest('agent-view')?.getAttribute('instance') === instance) ?? candidates[0];
+    if (!el) return;
+    const target = el.closest('agent-view') ?? el;
+    this.#highlightState = { target, title: call.tool?.title ?? call.name };
+    const reduced = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+    const box = this.#boxOf(target);
+    box?.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: reduced ? 'auto' : 'smooth' });
+    this.#trackHighlight();
+  }
+
+  /** The first element with a box: views and capabilities are `display: contents`. */
+  #boxOf(target: Element): Element | undefined {
+    let el: Element | null = target;
+    while (el && el !== this.ownerDocument.body) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 || r.height > 0) return el;
+      el = el.parentElement;
+    }
+    return undefined;
+  }
+
+  #rectOf(target: Element): DOMRect | undefined {
+    const own = target.getBoundingClientRect();
+    if (own.width > 0 || own.height > 0) return own;
+    // A display: contents element: the union of its children's boxes.
+    let top = Infinity;
+    let left = Infinity;
+    let right = -Infinity;
+    let bottom = -Infinity;
+    for (const child of target.children) {
+      const r = child.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      top = Math.min(top, r.top);
+      left = Math.min(left, r.left);
+      right = Math.max(right, r.right);
+      bottom = Math.max(bottom, r.bottom);
+    }
+    if (top === Infinity) {
+      const box = this.#boxOf(target);
+      return box?.getBoundingClientRect();
+    }
+    return new DOMRect(left, top, right - left, bottom - top);
+  }
+
+  #trackHighlight = (): void => {
+    const state = this.#highlightState;
+    if (!state || !this.isConnected) return;
+    state.rect = this.#rectOf(state.target);
+    this.requestUpdate();
+    requestAnimationFrame(() => {
+      if (this.#highlightState === state) setTimeout(this.#trackHighlight, 100);
+    });
+  };
+
+  #clearHighlight(): void {
+    this.#highlightState = undefined;
+    this.requestUpdate();
+  }
+
+  // ---- persistence ---------------------------------------------------------------------------
+
+  get #storageKey(): string {
+    return `agent-chat:${this.id || 'chat'}`;
+  }
+
+  #load(): void {
+    const storage = storageOf(this.persist);
+    const key = `${this.persist}|${this.#storageKey}`;
+    if (this.#loadedFrom === key) return;
+    this.#loadedFrom = key;
+    const text = readStored(storage, this.#storageKey);
+    if (!text) return;
+    try {
+      const messages = JSON.parse(text) as unknown;
+      if (Array.isArray(messages)) this.#dispatch({ type: 'load', messages: messages as AgentMessage[] });
+    } catch {
+      // Not ours, or damaged: start empty.
+    }
+  }
+
+  #saved: AgentMessage[] | undefined;
+  #save(force = false): void {
+    const storage = storageOf(this.persist);
+    if (!storage) return;
+    if (!force && this.#session.status === 'running') return;
+    if (this.#saved === this.#session.messages) return;
+    this.#saved = this.#session.messages;
+    writeStored(storage, this.#storageKey, JSON.stringify(this.#session.messages));
+  }
+
+  // ---- lifecycle -----------------------------------------------------------------------------
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (changed.has('persist') || !this.#loadedFrom) this.#load();
+    this.#syncAdapter();
+    this.#syncTools();
+    this.#subscribeConfirmations(this.isConnected ? this.#registry : undefined);
+  }
+
+  protected override updated(): void {
+    this.#save();
+    const ids = [...this.#bindings.values()].map((b) => b.record.confirmationId);
+    this.#guard.shown(ids);
+    clearTimeout(this.#timer);
+    if (ids.length) {
+      // Wake for a button becoming active and for the countdown.
+      const next = Math.min(this.#guard.nextChange() ?? Infinity, 1000 - (Date.now() % 1000));
+      this.#timer = setTimeout(() => this.requestUpdate(), Math.max(0, next) + 5);
+    }
+    if (this.#focusApproval) {
+      const id = this.#focusApproval;
+      this.#focusApproval = undefined;
+      // Focus moves to the card that needs the person, if the person was in the chat (never stolen from the page).
+      const inside = this.matches(':focus-within') || this.ownerDocument.activeElement === this.ownerDocument.body;
+      const deny = this.renderRoot.querySelector<HTMLElement>(`[data-call="${CSS.escape(id)}"] [part~="deny"]`);
+      if (inside && deny) deny.focus();
+    }
+    this.#announce();
+    for (const key of this.#markdown.keys()) if (!this.#markdownUsed.has(key)) this.#markdown.delete(key);
+  }
+
+  /** What the live region says: finished messages and tool outcomes, never every token. */
+  #announce(): void {
+    const s = this.#session;
+    const said: string[] = [];
+    const walk = (messages: readonly AgentMessage[]) => {
+      for (const m of messages)
+        for (const p of m.parts) {
+          if (p.type !== 'tool') continue;
+          const was = this.#announced.get(p.id);
+          if (was !== p.state && (p.state !== 'running' || was !== undefined)) {
+            if (p.state === 'awaiting-confirmation') said.push(`Approval needed: ${p.prompt ?? p.name}`);
+            else if (p.state !== 'running') said.push(`${p.name}: ${STATE_LABEL[p.state]}`);
+          }
+          this.#announced.set(p.id, p.state);
+          if (p.agent) walk(p.agent.messages);
+        }
+    };
+    walk(s.messages);
+    if (s.status !== 'running' && this.#announcedRun !== s.run && s.run > 0) {
+      this.#announcedRun = s.run;
+      const last = s.messages[s.messages.length - 1];
+      if (s.status === 'error') said.push(`The agent failed: ${s.error?.error ?? ''}`);
+      else if (s.status === 'aborted') said.push('Stopped.');
+      else if (last?.role === 'assistant' && s.status === 'done') said.push(`Agent: ${messageText(last).slice(0, 300)}`);
+    }
+    if (said.length) {
+      this.#announcement = said.join('. ');
+      const region = this.renderRoot.querySelector('[part~="announcer"]');
+      if (region) region.textContent = this.#announcement;
+    }
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  #onKeydown = (event: KeyboardEvent): void => {
+    if (event.key === 'Escape' && this.#session.status === 'running') {
+      event.preventDefault();
+      this.stop();
+    }
+  };
+
+  #onComposerKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      this.#submit();
+    }
+  }
+
+  #submit(): void {
+    const input = this.renderRoot.querySelector<HTMLTextAreaElement>('textarea[part~="input"]');
+    if (!input || this.#session.status === 'running') return;
+    const text = input.value;
+    if (!text.trim() || this.#status(this.#adapter).state !== 'ready') return;
+    input.value = '';
+    void this.#start({ type: 'send', text });
+  }
+
+  #onPrepare(event: Event): void {
+    // prepare() runs only from the person's own click (a download can be large); a second click cancels it.
+    if (!event.isTrusted) return;
+    const adapter = this.#adapter;
+    if (!adapter?.prepare) return;
+    if (this.#preparing) {
+      this.#preparing.abort();
+      this.#preparing = undefined;
+      this.requestUpdate();
+      return;
+    }
+    const controller = new AbortController();
+    this.#preparing = controller;
+    this.#notice = undefined;
+    this.requestUpdate();
+    adapter
+      .prepare(controller.signal)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) this.#notice = error instanceof Error ? error.message : 'The setup failed.';
+      })
+      .finally(() => {
+        if (this.#preparing === controller) this.#preparing = undefined;
+        this.requestUpdate();
+      });
+  }
+
+  #onAdapterChange(event: Event): void {
+    const id = (event.target as HTMLSelectElement).value;
+    if (this.#session.status === 'running') return;
+    this.#adapterId = id;
+    writeStored(storageOf('local'), ADAPTER_KEY, id);
+    this.#preparing?.abort();
+    this.#preparing = undefined;
+    this.requestUpdate();
+  }
+
+  #onModelChange(event: Event): void {
+    const id = (event.target as HTMLInputElement).value;
+    const adapter = this.#adapter;
+    if (!adapter?.selectModel || this.#session.status === 'running') return;
+    this.#notice = undefined;
+    adapter.selectModel(id).then(
+      () => this.requestUpdate(),
+      (error: unknown) => {
+        this.#notice = error instanceof Error ? error.message : 'That model cannot be selected now.';
+        this.requestUpdate();
+      },
+    );
+  }
+
+  async #copy(text: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.#announcement = 'Copied.';
+    } catch {
+      this.#announcement = 'Copying is not allowed here.';
+    }
+    const region = this.renderRoot.querySelector('[part~="announcer"]');
+    if (region) region.textContent = this.#announcement;
+  }
+
+  // ---- rendering -----------------------------------------------------------------------------
+
+  #markdownNode(key: string, text: string, open: boolean): HTMLElement {
+    let entry = this.#markdown.get(key);
+    // Text only grows while it streams; anything else (an edit, a retry) renders afresh.
+    const grows =
+      entry !== undefined &&
+      !entry.ended &&
+      text.length >= entry.text.length &&
+      text.slice(Math.max(0, entry.text.length - 16), entry.text.length) === entry.text.slice(-16);
+    if (!entry || (!grows && text !== entry.text)) {
+      const el = this.ownerDocument.createElement('div');
+      el.className = 'md';
+      el.setAttribute('part', 'markdown');
+      entry = { el, stream: createMarkdownStream(el), text: '', ended: false };
+      this.#markdown.set(key, entry);
+    }
+    if (text.length > entry.text.length) entry.stream.write(text.slice(entry.text.length));
+    entry.text = text;
+    if (!open && !entry.ended) {
+      entry.stream.end();
+      entry.ended = true;
+    }
+    this.#markdownUsed.add(key);
+    return entry.el;
+  }
+
+  #renderInput(input: unknown): TemplateResult {
+    let formatted;
+    try {
+      formatted = formatInput(JSON.parse(JSON.stringify(input ?? {})) as JsonValue);
+    } catch {
+      return html`<p part="tool-input">The input is not JSON.</p>`;
+    }
+    if (!formatted.entries.length) return html`<p part="tool-input">No input.</p>`;
+    return html`<dl part="tool-input" aria-label="Input">
+      ${formatted.entries.map((e) => html`<dt>${e.path || 'value'}</dt><dd class="input-value">${e.value}</dd>`)}
+      ${formatted.omitted ? html`<dt>…</dt><dd>${formatted.omitted} more values not shown</dd>` : nothing}
+    </dl>`;
+  }
+
+  #renderApproval(p: AgentToolPart): TemplateResult | typeof nothing {
+    const binding = this.#bindings.get(p.id);
+    if (p.state !== 'awaiting-confirmation') return nothing;
+    if (!binding) return html`<div class="approval" part="approval"><p>${p.prompt ?? 'Waiting for approval.'}</p></div>`;
+    const { record } = binding;
+    const inactive = this.#guard.active(record.confirmationId) ? 'false' : 'true';
+    return html`<div class="approval" part="approval" role="group" aria-label=${`Approval for ${p.name}`}>
+      <p>${p.prompt}</p>
+      ${this.#renderInput(record.input)}
+      <div class="actions">
+        <span class="countdown" part="countdown">Expires in ${formatRemaining(record.expiresAt - Date.now())}</span>
+        <button type="button" part="deny" aria-disabled=${inactive} @click=${(e: Event) => this.#decide(e, p.id, false)}>Deny</button>
+        <button type="button" part="approve" aria-disabled=${inactive} @click=${(e: Event) => this.#decide(e, p.id, true)}>
+          Approve
+        </button>
+      </div>
+    </div>`;
+  }
+
+  #renderTool(p: AgentToolPart, open: boolean): TemplateResult {
+    const tool = this.#tool(p.name);
+    const output = p.output ? outputText(p.output) : '';
+    const untrusted = tool?.untrustedOutput ?? true;
+    return html`<div class="tool" part="tool" data-call=${p.id} data-state=${p.state}>
+      <details>
+        <summary part="tool-summary">
+          <span class="tool-name" part="tool-name">${p.name}</span>
+          <span class="tool-state" part="tool-state">${STATE_LABEL[p.state] ?? p.state}</span>
+        </summary>
+        ${tool ? html`<p part="tool-description">${tool.title}</p>` : nothing}
+        ${this.#renderInput(p.input)}
+        ${p.state === 'done' && output
+          ? untrusted
+            ? html`<pre part="tool-output">${output}</pre>`
+            : html`<div part="tool-output">${this.#markdownNode(`${p.id}:output`, output, false)}</div>`
+          : nothing}
+        ${p.state !== 'done' && (p.error || output) ? html`<pre part="tool-error">${p.error ?? output}</pre>` : nothing}
+      </details>
+      ${this.#renderApproval(p)}
+      ${p.agent
+        ? html`<div class="nested" part="nested" role="group" aria-label=${`The ${p.agent.id} agent`}>
+            ${this.#renderMessages(p.agent.messages, open && p.state === 'running', `${p.id}/`)}
+          </div>`
+        : nothing}
+    </div>`;
+  }
+
+  #renderMessages(messages: readonly AgentMessage[], streaming: boolean, prefix = ''): TemplateResult[] {
+    const running = this.#session.status === 'running';
+    return messages.map((m, mi) => {
+      const lastMessage = mi === messages.length - 1;
+      if (m.role === 'user') {
+        const text = messageText(m);
+        const editing = !prefix && this.#editing?.id === m.id;
+        return html`<div class="message user" part="message user">
+          ${editing
+            ? html`<textarea aria-label="Edit your message" .value=${this.#editing!.text}
+                  @input=${(e: Event) => (this.#editing = { id: m.id, text: (e.target as HTMLTextAreaElement).value })}></textarea>
+                <div class="message-actions">
+                  <button type="button" @click=${() => ((this.#editing = undefined), this.requestUpdate())}>Cancel</button>
+                  <button type="button" class="primary" @click=${() => {
+                    const edit = this.#editing;
+                    this.#editing = undefined;
+                    if (edit) void this.#start({ type: 'edit', messageId: edit.id, text: edit.text });
+                  }}>Send again</button>
+                </div>`
+            : html`${prefix ? html`<span class="visually-hidden">Task: </span>` : nothing}${text}
+                ${prefix
+                  ? nothing
+                  : html`<div class="message-actions">
+                      <button type="button" aria-label="Copy your message" @click=${() => this.#copy(text)}>Copy</button>
+                      <button type="button" aria-label="Edit and resend" ?disabled=${running}
+                        @click=${() => ((this.#editing = { id: m.id, text }), this.requestUpdate())}>Edit</button>
+                    </div>`}`}
+        </div>`;
+      }
+      const parts = m.parts;
+      const text = messageText(m);
+      return html`<div class="message assistant" part="message assistant">
+        ${parts.map((p, pi) => {
+          const open = streaming && lastMessage && pi === parts.length - 1;
+          if (p.type === 'text') return this.#markdownNode(`${prefix}${m.id}:${pi}`, p.text, open);
+          if (p.type === 'tool') return this.#renderTool(p, streaming && lastMessage);
+          // Reasoning is kept for the next request and never shown.
+          return nothing;
+        })}
+        ${!prefix && text && !(streaming && lastMessage)
+          ? html`<div class="message-actions">
+              <button type="button" aria-label="Copy the reply" @click=${() => this.#copy(text)}>Copy</button>
+            </div>`
+          : nothing}
+      </div>`;
+    });
+  }
+
+  #renderStatus(adapter: AgentAdapter | undefined, status: AdapterStatus): TemplateResult | typeof nothing {
+    const preparing = !!this.#preparing;
+    const prepareButton = (label: string) =>
+      adapter?.prepare
+        ? html`<button type="button" class=${preparing ? '' : 'primary'} part="prepare" @click=${(e: Event) => this.#onPrepare(e)}>
+            ${preparing ? 'Cancel' : label}
+          </button>`
+        : nothing;
+    switch (status.state) {
+      case 'ready':
+        return nothing;
+      case 'unavailable':
+        return html`<div class="status" part="status" data-state="unavailable"><p>${status.reason || 'The agent is not available.'}</p></div>`;
+      case 'needs-download': {
+        const size = formatBytes(status.bytes);
+        return html`<div class="status" part="status" data-state="needs-download">
+          <p>This agent runs on your device. It needs a one-time download${size ? html` of <strong>${size}</strong>` : nothing}.</p>
+          ${status.note ? html`<p part="status-note">${status.note}</p>` : nothing}
+          ${prepareButton(size ? `Download ${size}` : 'Download')}
+        </div>`;
+      }
+      case 'downloading':
+        return html`<div class="status" part="status" data-state="downloading">
+          <p id="progress-label">Downloading the model… ${percent(status.progress)}</p>
+          <progress aria-labelledby="progress-label" max="1" .value=${Math.min(1, Math.max(0, status.progress || 0))}></progress>
+          ${preparing ? prepareButton('Cancel') : nothing}
+        </div>`;
+      case 'loading':
+        return status.progress === undefined
+          ? html`<div class="status" part="status" data-state="loading"><p>Checking the connection to the agent…</p></div>`
+          : html`<div class="status" part="status" data-state="loading">
+              <p id="progress-label">Loading the model from this device… ${percent(status.progress)}</p>
+              <progress aria-labelledby="progress-label" max="1" .value=${Math.min(1, Math.max(0, status.progress))}></progress>
+              ${preparing ? prepareButton('Cancel') : nothing}
+            </div>`;
+      case 'error':
+        return html`<div class="status error" part="status" data-state="error" role="alert">
+          <p>The agent could not start: ${status.error}</p>
+          ${prepareButton('Try again')}
+        </div>`;
+      default:
+        return nothing;
+    }
+  }
+
+  #reason(status: AdapterStatus): string {
+    switch (status.state) {
+      case 'ready':
+        return '';
+      case 'unavailable':
+        return status.reason || 'The agent is not available.';
+      case 'needs-download':
+        return 'Download the model to start chatting.';
+      case 'downloading':
+        return 'The model is downloading.';
+      case 'loading':
+        return status.progress === undefined ? 'Connecting to the agent…' : 'The model is loading.';
+      case 'error':
+        return 'The agent could not start.';
+      default:
+        return 'The agent is not ready.';
+    }
+  }
+
+  #renderModels(adapter: AgentAdapter | undefined): TemplateResult | typeof nothing {
+    const models = this.#models(adapter);
+    if (models.length < 2 || !adapter?.selectModel) return nothing;
+    const busy = this.#session.status === 'running' || !!this.#preparing;
+    return html`<fieldset class="models" part="models" ?disabled=${busy}>
+      <legend>Model</legend>
+      ${models.map(
+        (m) => html`<label>
+          <input type="radio" name="model" .value=${m.id} .checked=${!!m.selected} @change=${(e: Event) => this.#onModelChange(e)} />
+          <strong>${m.label}</strong>${m.recommended ? ' (recommended)' : ''}
+          <small>
+            ${m.brief}${m.bytes !== undefined ? ` · ${formatBytes(m.bytes)}` : ''}${m.cached ? ' · on this device' : m.bytes !== undefined ? ' · download' : ''}
+          </small>
+        </label>`,
+      )}
+    </fieldset>`;
+  }
+
+  protected override render(): TemplateResult {
+    this.#markdownUsed = new Set();
+    const adapter = this.#adapter;
+    const list = this.#adapterList();
+    const status = this.#status(adapter);
+    const s = this.#session;
+    const running = s.status === 'running';
+    const ready = status.state === 'ready';
+    const reason = this.#reason(status);
+    const hl = this.#highlightState;
+    const problem = this.#provider?.problem();
+    return html`
+      <header part="header">${list.length > 1
+        ? html`<label>Agent
+            <select part="adapter-select" ?disabled=${running} @change=${(e: Event) => this.#onAdapterChange(e)}>
+              ${list.map((a) => html`<option .value=${a.id} ?selected=${a === adapter}>${a.label}</option>`)}
+            </select>
+          </label>`
+        : nothing}${this.#renderModels(adapter)}</header>
+      <div class="log" part="log" role="region" tabindex="-1" aria-label="Conversation" aria-busy=${running ? 'true' : 'false'}>
+        ${this.#renderMessages(s.messages, running)}
+      </div>
+      ${this.#renderStatus(adapter, status)}
+      ${s.status === 'error'
+        ? html`<div class="notice error" part="notice" role="alert">
+            <p>${s.error?.code ? ERROR_TEXT[s.error.code] : 'The agent failed.'} ${s.error?.error ?? ''}</p>
+            <button type="button" @click=${() => this.retry()} ?disabled=${!ready}>Retry</button>
+          </div>`
+        : s.status === 'aborted' && s.messages.length
+          ? html`<div class="notice" part="notice"><p>Stopped.</p><button type="button" @click=${() => this.retry()} ?disabled=${!ready}>Retry</button></div>`
+          : nothing}
+      ${this.#notice ? html`<div class="notice error" part="notice" role="alert"><p>${this.#notice}</p></div>` : nothing}
+      ${problem ? html`<p class="reason" part="reason">No page tools: ${problem}</p>` : nothing}
+      <p class="reason" part="reason" id="reason" ?hidden=${ready}>${reason}</p>
+      <form part="composer" @submit=${(e: Event) => (e.preventDefault(), this.#submit())}>
+        <textarea
+          part="input"
+          rows="1"
+          aria-label="Message"
+          placeholder=${this.placeholder}
+          ?disabled=${!ready}
+          aria-describedby=${ready ? nothing : 'reason'}
+          @keydown=${(e: KeyboardEvent) => this.#onComposerKeydown(e)}
+        ></textarea>
+        ${running
+          ? html`<button type="button" part="stop" @click=${() => this.stop()}>Stop</button>`
+          : html`<button type="submit" class="primary" part="send" ?disabled=${!ready}>Send</button>`}
+      </form>
+      <div class="visually-hidden" part="announcer" aria-live="polite" aria-atomic="true"></div>
+      ${hl?.rect
+        ? html`<div class="highlight" part="highlight" aria-hidden="true"
+            style=${styleMap({ top: `${hl.rect.top}px`, left: `${hl.rect.left}px`, width: `${hl.rect.width}px`, height: `${hl.rect.height}px` })}>
+            <span>${hl.title}</span>
+          </div>`
+        : nothing}
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'agent-chat': AgentChatElement;
+  }
+}
