@@ -4,3 +4,4 @@
 export * from '../src/index.ts';
 export * from '../src/elements/index.ts';
 export { detectModelContext } from '../src/webmcp/index.ts';
+export { createScriptedAdapter, defineWebAgent } from '../src/chat/index.ts';

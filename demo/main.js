@@ -3,6 +3,7 @@ import { createCompilerAuthority } from './kit.js';
 import { manifest, validators } from './generated/agent-surface.manifest.js';
 import { startDeviceApp } from './app.js';
 import { mountAgentPanel } from './agent-panel.js';
+import { fleetAgent, scriptedAdapter, withoutConsumer } from './chat-agent.js';
 
 const surface = document.querySelector('agent-surface');
 // Only what `agent-surface compile` authorized can register; a forged or stale token is refused.
@@ -10,4 +11,12 @@ surface.authority = createCompilerAuthority({ manifest, validators });
 export const app = startDeviceApp(surface);
 await surface.updateComplete;
 export const panel = mountAgentPanel(document.querySelector('#agent-panel'), surface);
+const chat = document.querySelector('agent-chat');
+if (chat) {
+  chat.agent = fleetAgent;
+  chat.adapters = [scriptedAdapter];
+  // The chat asks for approval in its own cards; the dialog is for the other agents (WebMCP).
+  const confirm = document.querySelector('agent-confirm');
+  if (confirm) confirm.registry = withoutConsumer(surface.registry, chat.consumer);
+}
 document.documentElement.dataset.ready = 'true';

@@ -1,7 +1,6 @@
 import { ContextConsumer } from '@lit/context';
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import { styleMap } from 'lit/directives/style-map.js';
-import { createAgentToolset } from '../core/toolset.js';
 import type { AgentSurfaceRegistry, JsonValue, PendingConfirmation } from '../core/types.js';
 import { encodeWireName } from '../core/wire-names.js';
 import { ensureContextRoot, registryContext } from '../elements/context.js';
@@ -12,7 +11,7 @@ import { createMarkdownStream, type MarkdownStream } from './markdown.js';
 import { fallbackId, runAdapter, type ActiveCall } from './run.js';
 import { createSessionState, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
 import { chatStyles } from './styles.js';
-import { sourceProvider, toolsetProvider, type ChatTool, type ChatToolProvider } from './tools.js';
+import { registryProvider, sourceProvider, type ChatTool, type ChatToolProvider } from './tools.js';
 import type { AdapterStatus, AgentAdapter, AgentErrorCode, AgentMessage, AgentToolPart, ModelChoice, ToolCallState, WebAgent } from './types.js';
 
 export type ChatPersist = 'none' | 'session' | 'local';
@@ -329,12 +328,7 @@ export class AgentChatElement extends LitElement {
     this.#disposeProvider();
     this.#providerKey = key;
     if (this.source) this.#provider = sourceProvider(this.source);
-    else if (registry && !registry.disposed)
-      this.#provider = toolsetProvider(
-        createAgentToolset(registry, { consumer: { id: this.consumer || 'chat', kind: 'chat' }, topology: 'embedded' }),
-        registry,
-        this.consumer || 'chat',
-      );
+    else if (registry && !registry.disposed) this.#provider = registryProvider(registry, this.consumer || 'chat');
     this.#offTools = this.#provider?.subscribe(() => this.requestUpdate());
     void this.#provider?.refresh();
   }

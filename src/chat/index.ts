@@ -34,6 +34,7 @@ export {
   DELEGATE_PREFIX,
   delegateDescriptor,
   filterTools,
+  registryProvider,
   sourceProvider,
   toolsetProvider,
   type ChatTool,

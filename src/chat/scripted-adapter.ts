@@ -80,8 +80,9 @@ export function findTool(tools: readonly ToolDescriptor[], wanted: string): Tool
   return (
     tools.find((t) => t.name === encoded) ??
     tools.find((t) => encoded !== undefined && t.name.startsWith(`${encoded}_at_`)) ??
-    // A prefixed WebMCP name (`<prefix>view_devices__rows`), or a description naming the id.
-    tools.find((t) => encoded !== undefined && t.name.endsWith(encoded)) ??
+    // A prefixed WebMCP name (`<prefix>view_devices__rows`, `<prefix>view_devices__rows_at_main`),
+    // or a description naming the id.
+    tools.find((t) => encoded !== undefined && (t.name.endsWith(encoded) || t.name.includes(`${encoded}_at_`))) ??
     tools.find((t) => typeof t.description === 'string' && t.description.includes(`id: ${wanted}`))
   );
 }

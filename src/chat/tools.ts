@@ -8,6 +8,7 @@
  * presents the revision the model read (the source answers STALE_TOOLS). Nothing here retries.
  */
 import { compileScope } from '../core/scope.js';
+import { lazyModule } from '../core/util.js';
 import { toToolResult } from '../core/tool-result.js';
 import type { AgentSurfaceRegistry, AgentTool, AgentToolset, CapabilityDescriptor } from '../core/types.js';
 import { decodeWireName } from '../core/wire-names.js';
@@ -107,6 +108,59 @@ export function toolsetProvider(toolset: AgentToolset, registry: AgentSurfaceReg
     problem: () => undefined,
     subscribe: (listener) => toolset.subscribe(listener),
     dispose: () => toolset.dispose(),
+  };
+}
+
+/**
+ * The toolset code, fetched on first need: a page with a surface has it already (the elements entry
+ * links it), and a chat over a ToolSource never needs it.
+ */
+const toolsetModule = lazyModule(() => import('../core/toolset.js'));
+
+/**
+ * A provider over a new direct-mode toolset of `registry` (topology `embedded`, the chat's consumer).
+ * Until the toolset code has loaded it lists no tools; `refresh()` waits for it.
+ */
+export function registryProvider(registry: AgentSurfaceRegistry, consumerId: string): ChatToolProvider {
+  let inner: ChatToolProvider | undefined;
+  let disposed = false;
+  let problem: string | undefined;
+  const listeners = new Set<() => void>();
+  const offs = new Map<() => void, () => void>();
+  const ready = toolsetModule.load().then(
+    ({ createAgentToolset }) => {
+      if (disposed) return;
+      inner = toolsetProvider(createAgentToolset(registry, { consumer: { id: consumerId, kind: 'chat' }, topology: 'embedded' }), registry, consumerId);
+      for (const l of listeners) offs.set(l, inner.subscribe(l));
+      for (const l of [...listeners]) l();
+    },
+    (error: unknown) => {
+      problem = error instanceof Error ? error.message : 'The tool code did not load.';
+    },
+  );
+  return {
+    tools: () => inner?.tools() ?? [],
+    refresh: async (signal) => {
+      await ready;
+      await inner?.refresh(signal);
+    },
+    problem: () => problem,
+    subscribe(listener) {
+      listeners.add(listener);
+      if (inner) offs.set(listener, inner.subscribe(listener));
+      return () => {
+        listeners.delete(listener);
+        offs.get(listener)?.();
+        offs.delete(listener);
+      };
+    },
+    dispose() {
+      disposed = true;
+      for (const off of offs.values()) off();
+      offs.clear();
+      listeners.clear();
+      inner?.dispose();
+    },
   };
 }
 

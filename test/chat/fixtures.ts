@@ -46,7 +46,14 @@ export interface ChatPage {
 }
 
 export async function chatPage(
-  options: { adapters?: AgentAdapter | AgentAdapter[]; delay?: number; confirm?: boolean; script?: Script } = {},
+  options: {
+    adapters?: AgentAdapter | AgentAdapter[];
+    delay?: number;
+    confirm?: boolean;
+    script?: Script;
+    /** Also project the surface to the page's WebMCP host, with this name prefix. */
+    webmcpPrefix?: string;
+  } = {},
 ): Promise<ChatPage> {
   const registry = createAgentSurfaceRegistry({ authority: devAuthority() });
   const devices: Device[] = [
@@ -100,6 +107,7 @@ export async function chatPage(
       </script>
     </agent-capability>
     ${options.confirm ? html`<agent-confirm activation-delay="100"></agent-confirm>` : ''}
+    ${options.webmcpPrefix ? html`<agent-webmcp consumer="webmcp" prefix=${options.webmcpPrefix}></agent-webmcp>` : ''}
     <agent-chat .adapters=${adapters} activation-delay=${options.delay ?? 100}></agent-chat>
   </agent-surface>`);
   const chat = surface.querySelector('agent-chat')!;
