@@ -6,7 +6,9 @@ import { encodeWireName } from '../core/wire-names.js';
 import { ensureContextRoot, registryContext } from '../elements/context.js';
 import { formatInput, formatRemaining } from '../elements/format-input.js';
 import type { ToolSource } from '../webmcp/types.js';
-import { createApprovalGuard } from './approval.js';
+import { lazyModule } from '../core/util.js';
+import { activationDelayFromMarkup, activationDelayFromScript } from '../elements/approval-config.js';
+import type { ApprovalGuard } from '../elements/approval-guard.js';
 import { createMarkdownStream, type MarkdownStream } from './markdown.js';
 import { fallbackId, runAdapter, type ActiveCall } from './run.js';
 import { createSessionState, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
@@ -17,6 +19,9 @@ import type { AdapterStatus, AgentAdapter, AgentErrorCode, AgentMessage, AgentTo
 export type ChatPersist = 'none' | 'session' | 'local';
 
 const ADAPTER_KEY = 'agent-chat:adapter';
+
+/** The approval guard, a chunk shared with <agent-confirm>'s dialog; fetched when a card first needs it. */
+const guardModule = lazyModule(() => import('../elements/approval-guard.js'));
 const READY: AdapterStatus = { state: 'ready' };
 
 const STATE_LABEL: Record<ToolCallState, string> = {
@@ -103,7 +108,8 @@ interface MarkdownEntry {
  * @attr {string} placeholder - The composer's placeholder. Default `Ask the agent…`.
  * @attr {"none" | "session" | "local"} persist - Keep the conversation across reloads in sessionStorage or localStorage (key `agent-chat:<id or "chat">`). Default `none`.
  * @attr {string} highlight - `off` stops scrolling to and outlining the page element a call acts on. Default on.
- * @attr {number} activation-delay - Milliseconds an approval must be on screen before its buttons respond. Default 500.
+ * @attr {number} activation-delay - Milliseconds an approval must be on screen, in place, before its buttons respond. Default 500; markup cannot go below 300 (an invalid value means 500).
+ * @prop {number} activationDelay - The delay in effect; set from script it overrides the attribute and may go below 300 in development builds only.
  * @prop {AgentAdapter | readonly AgentAdapter[] | undefined} adapters - The agent(s) to talk to; a switcher shows when there are several (the choice is kept by adapter id).
  * @prop {WebAgent | undefined} agent - The page's agent (`defineWebAgent`): instructions, tool filter, sub-agents.
  * @prop {ToolSource | undefined} source - Tools from a ToolSource instead of the nearest `<agent-surface>`.
@@ -153,8 +159,31 @@ export class AgentChatElement extends LitElement {
     placeholder: { type: String },
     persist: { type: String },
     highlight: { type: String },
-    activationDelay: { type: Number, attribute: 'activation-delay' },
   };
+
+  // Read by hand, as <agent-confirm> does: markup fails closed (never below the floor); only script
+  // may go lower, and only in development builds.
+  static override get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'activation-delay'];
+  }
+
+  #scriptDelay: number | undefined;
+
+  get activationDelay(): number {
+    return this.#scriptDelay !== undefined
+      ? activationDelayFromScript(this.#scriptDelay)
+      : activationDelayFromMarkup(this.getAttribute('activation-delay'));
+  }
+
+  set activationDelay(value: number | undefined) {
+    this.#scriptDelay = value === undefined || value === null ? undefined : value;
+    this.requestUpdate();
+  }
+
+  override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    super.attributeChangedCallback(name, old, value);
+    if (name === 'activation-delay') this.requestUpdate();
+  }
 
   declare adapters: AgentAdapter | readonly AgentAdapter[] | undefined;
   declare agent: WebAgent | undefined;
@@ -164,7 +193,6 @@ export class AgentChatElement extends LitElement {
   declare placeholder: string;
   declare persist: ChatPersist;
   declare highlight: string;
-  declare activationDelay: number;
 
   #context = new ContextConsumer(this, { context: registryContext, subscribe: true });
   #session: SessionState = createSessionState();
@@ -176,7 +204,8 @@ export class AgentChatElement extends LitElement {
   #confirmationsOf: AgentSurfaceRegistry | undefined;
   #active = new Map<string, ActiveCall>();
   #bindings = new Map<string, Binding>();
-  #guard = createApprovalGuard(globalThis.document, () => this.activationDelay);
+  /** The approval rules `<agent-confirm>` follows; loaded with the first card that needs them. */
+  #guard: ApprovalGuard | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #adapterId: string | undefined;
   #subscribedAdapter: AgentAdapter | undefined;
@@ -200,7 +229,6 @@ export class AgentChatElement extends LitElement {
     this.placeholder = 'Ask the agent…';
     this.persist = 'none';
     this.highlight = 'on';
-    this.activationDelay = 500;
   }
 
   /** The conversation: plain JSON, folded by `sessionReducer`. */
@@ -255,6 +283,8 @@ export class AgentChatElement extends LitElement {
     this.#disposeProvider();
     this.#subscribeConfirmations(undefined);
     this.#clearHighlight();
+    this.#guard?.disconnect();
+    this.#guard = undefined;
   }
 
   // ---- adapters and status -------------------------------------------------------------------
@@ -378,8 +408,10 @@ export class AgentChatElement extends LitElement {
     const binding = this.#bindings.get(id);
     const registry = this.#confirmationsOf;
     if (!binding || !registry) return;
-    // Trusted input, after the activation delay, in a page not framed by another origin.
-    if (!this.#guard.allows(event, binding.record.confirmationId)) return;
+    // The same rules as <agent-confirm>: trusted input, after the delay, on the visible Approve button
+    // itself, in a page not framed by another origin. Without the guard (still loading, or it failed
+    // to load) nothing is decided: the request waits, and expires on its own.
+    if (!this.#guard?.check(event, binding.record.confirmationId, approve ? 'approve' : 'deny').ok) return;
     if (approve) registry.confirmations.approve(binding.record.confirmationId);
     else registry.confirmations.deny(binding.record.confirmationId, 'denied by the person in the chat');
     binding.call.dispatch({ type: approve ? 'approve' : 'deny', id });
@@ -452,14 +484,28 @@ export class AgentChatElement extends LitElement {
       candidates.find((c) => instance === undefined || c.closest('agent-view')?.getAttribute('instance') === instance) ?? candidates[0];
     if (!el) return;
     const target = el.closest('agent-view') ?? el;
+    // A capability with no element of its own (outside any view) would outline a whole region, the
+    // chat included: nothing to point at.
+    const box = this.#ownBox(target) ?? this.#boxOf(target);
+    if (!box || box.contains(this)) return;
     this.#highlightState = { target, title: call.tool?.title ?? call.name };
     const reduced = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
-    const box = this.#boxOf(target);
-    box?.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: reduced ? 'auto' : 'smooth' });
+    box.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: reduced ? 'auto' : 'smooth' });
     this.#trackHighlight();
   }
 
-  /** The first element with a box: views and capabilities are `display: contents`. */
+  /** The element itself, or (a `display: contents` view) its first child with a box. */
+  #ownBox(target: Element): Element | undefined {
+    const has = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 || r.height > 0;
+    };
+    if (has(target)) return target;
+    for (const child of target.children) if (has(child)) return child;
+    return undefined;
+  }
+
+  /** The nearest element with a box, up from `target`: views and capabilities are `display: contents`. */
   #boxOf(target: Element): Element | undefined {
     let el: Element | null = target;
     while (el && el !== this.ownerDocument.body) {
@@ -550,14 +596,7 @@ export class AgentChatElement extends LitElement {
 
   protected override updated(): void {
     this.#save();
-    const ids = [...this.#bindings.values()].map((b) => b.record.confirmationId);
-    this.#guard.shown(ids);
-    clearTimeout(this.#timer);
-    if (ids.length) {
-      // Wake for a button becoming active and for the countdown.
-      const next = Math.min(this.#guard.nextChange() ?? Infinity, 1000 - (Date.now() % 1000));
-      this.#timer = setTimeout(() => this.requestUpdate(), Math.max(0, next) + 5);
-    }
+    this.#trackApprovals();
     if (this.#focusApproval) {
       const id = this.#focusApproval;
       this.#focusApproval = undefined;
@@ -568,6 +607,45 @@ export class AgentChatElement extends LitElement {
     }
     this.#announce();
     for (const key of this.#markdown.keys()) if (!this.#markdownUsed.has(key)) this.#markdown.delete(key);
+  }
+
+  /** Hands the cards' controls to the guard after each render, and wakes for the next change. */
+  #trackApprovals(): void {
+    clearTimeout(this.#timer);
+    const bindings = [...this.#bindings.entries()];
+    if (bindings.length && !this.#guard) {
+      const module = guardModule.module;
+      if (module) {
+        this.#guard = new module.ApprovalGuard({ delay: () => this.activationDelay, onChange: () => this.requestUpdate() });
+        this.#guard.connect(this.ownerDocument);
+      } else {
+        guardModule.load().then(
+          () => this.requestUpdate(),
+          (error: unknown) => console.error('<agent-chat>: the approval rules did not load; approvals wait and expire unanswered.', error),
+        );
+        return;
+      }
+    }
+    const guard = this.#guard;
+    if (!guard) return;
+    const before = bindings.map(([, b]) => guard.ready(b.record.confirmationId));
+    const controls = [];
+    for (const [id, b] of bindings) {
+      const card = this.renderRoot.querySelector(`[data-call="${CSS.escape(id)}"]`);
+      const approve = card?.querySelector<HTMLElement>('[part~="approve"]');
+      if (!card || !approve) continue;
+      controls.push({ key: b.record.confirmationId, approve, deny: card.querySelector<HTMLElement>('[part~="deny"]') ?? undefined, box: card });
+    }
+    guard.track(controls);
+    if (!bindings.length) return;
+    const changed = bindings.some(([, b], i) => guard.ready(b.record.confirmationId) !== before[i]);
+    // Wake for a button becoming active and for the countdown.
+    let next = 1000 - (Date.now() % 1000);
+    for (const [, b] of bindings) {
+      const left = guard.readyIn(b.record.confirmationId);
+      if (left > 0) next = Math.min(next, left);
+    }
+    this.#timer = setTimeout(() => this.requestUpdate(), changed ? 0 : Math.max(0, next) + 5);
   }
 
   /** What the live region says: finished messages and tool outcomes, never every token. */
@@ -734,7 +812,7 @@ export class AgentChatElement extends LitElement {
     if (p.state !== 'awaiting-confirmation') return nothing;
     if (!binding) return html`<div class="approval" part="approval"><p>${p.prompt ?? 'Waiting for approval.'}</p></div>`;
     const { record } = binding;
-    const inactive = this.#guard.active(record.confirmationId) ? 'false' : 'true';
+    const inactive = this.#guard?.ready(record.confirmationId) ? 'false' : 'true';
     return html`<div class="approval" part="approval" role="group" aria-label=${`Approval for ${p.name}`}>
       <p>${p.prompt}</p>
       ${this.#renderInput(record.input)}

@@ -79,10 +79,19 @@ export const chatStyles = css`
     background: var(--_accent);
     color: var(--_on-accent);
   }
-  button[aria-disabled='true'],
   button:disabled {
     opacity: 0.6;
     cursor: default;
+  }
+  /* Not opacity: a translucent Approve is one the browser does not report as visible (IntersectionObserver v2). */
+  button[aria-disabled='true'] {
+    color: var(--_muted);
+    cursor: default;
+  }
+  [part~='approve'][aria-disabled='true'] {
+    border-color: var(--_border);
+    background: var(--_border);
+    color: var(--_fg);
   }
   button:focus-visible,
   textarea:focus-visible,

@@ -125,7 +125,9 @@ export function q<T extends Element = HTMLElement>(chat: AgentChatElement, selec
 }
 
 export async function trustedClick(element: Element): Promise<void> {
-  element.scrollIntoView({ block: 'center' });
+  // Only when needed: scrolling moves an approval's buttons, which restarts their delay.
+  const r = element.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) element.scrollIntoView({ block: 'center' });
   const box = element.getBoundingClientRect();
   await sendMouse({ type: 'click', position: [Math.round(box.left + box.width / 2), Math.round(box.top + box.height / 2)] });
 }
@@ -133,6 +135,8 @@ export async function trustedClick(element: Element): Promise<void> {
 /** Waits until the card's button can be clicked (on screen for the activation delay). */
 export async function activeButton(chat: AgentChatElement, part: 'approve' | 'deny'): Promise<HTMLButtonElement> {
   await waitUntil(() => q(chat, `[part~="${part}"]`), `${part} button shown`, { timeout: 8000 });
+  // In view before the delay runs: a control that moves (a scroll) starts its delay over.
+  q(chat, `[part~="${part}"]`)!.scrollIntoView({ block: 'center' });
   await waitUntil(() => q(chat, `[part~="${part}"]`)?.getAttribute('aria-disabled') === 'false', `${part} active`, { timeout: 8000 });
   return q<HTMLButtonElement>(chat, `[part~="${part}"]`)!;
 }
