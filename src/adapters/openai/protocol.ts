@@ -6,7 +6,7 @@
 import type { ToolDescriptor } from '../../chat/types.js';
 import { AdapterError, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
-import type { StepPart } from '../shared/loop.js';
+import { parseArguments, type StepPart } from '../shared/loop.js';
 import { json, postEvents, type PostOptions } from '../shared/sse.js';
 
 export interface OpenAIAssistantMessage {
@@ -69,16 +69,6 @@ interface Assembling {
   id: string;
   name: string;
   args: string;
-}
-
-/** Parses a call's streamed arguments: empty means no arguments; not JSON makes the call invalid. */
-export function parseArguments(name: string, args: string): { input: unknown; invalid?: string } {
-  if (!args.trim()) return { input: {} };
-  try {
-    return { input: JSON.parse(args) };
-  } catch {
-    return { input: args.slice(0, 2000), invalid: `the arguments for ${JSON.stringify(name.slice(0, 100))} were not valid JSON.` };
-  }
 }
 
 /**

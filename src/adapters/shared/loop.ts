@@ -49,6 +49,16 @@ export const uid = (prefix: string) =>
 export const outputText = (o: ToolOutput) =>
   Array.isArray(o?.content) ? o.content.map((c) => (typeof c?.text === 'string' ? c.text : '')).join('\n') : '';
 
+/** Parses a call's streamed arguments: empty means no arguments; not JSON makes the call invalid. */
+export function parseArguments(name: string, args: string): { input: unknown; invalid?: string } {
+  if (!args.trim()) return { input: {} };
+  try {
+    return { input: JSON.parse(args) };
+  } catch {
+    return { input: args.slice(0, 2000), invalid: `the arguments for ${JSON.stringify(name.slice(0, 100))} were not valid JSON.` };
+  }
+}
+
 /** Every tool call id the conversation already holds (a reused id would confuse the session). */
 export function usedIds(messages: readonly AgentMessage[], into = new Set<string>()): Set<string> {
   for (const m of messages)
