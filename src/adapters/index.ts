@@ -6,3 +6,5 @@ export { createOpenAICompatibleAdapter } from './openai/index.js';
 export type { OpenAICompatibleAdapter, OpenAICompatibleAdapterOptions } from './openai/index.js';
 export { createAnthropicAdapter } from './anthropic/index.js';
 export type { AnthropicAdapter, AnthropicAdapterOptions } from './anthropic/index.js';
+export { createCloudAdapter } from './cloud.js';
+export type { CloudAdapter, CloudAdapterOptions } from './cloud.js';

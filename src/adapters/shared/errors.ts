@@ -5,6 +5,8 @@
  */
 import type { AgentErrorCode } from '../../chat/types.js';
 
+const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
+
 export class AdapterError extends Error {
   constructor(
     readonly code: AgentErrorCode,
@@ -50,9 +52,14 @@ export async function httpError(res: Response, who: string, quiet = false): Prom
   let detail = '';
   if (!quiet) {
     try {
-      detail = serverMessage(await res.text());
+      const body = await res.text();
+      // The chat server (createChatHandler) answers with the seed's own error part.
+      const part = /^\s*\{/.test(body) ? JSON.parse(body) : undefined;
+      if (part?.type === 'error' && typeof part.error === 'string' && CODES.includes(part.code))
+        return new AdapterError(part.code, serverMessage(JSON.stringify(part)), retryAfterSeconds(res.headers.get('retry-after')));
+      detail = serverMessage(body);
     } catch {
-      // The body could not be read: the status says enough.
+      // The body could not be read or parsed: the status says enough.
     }
   }
   const said = detail ? `: ${detail}` : '.';

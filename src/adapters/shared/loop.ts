@@ -27,13 +27,17 @@ export type StepPart =
       providerMetadata?: ProviderMetadata;
       /** The call cannot run (arguments that are not JSON): answered with this error instead. */
       invalid?: string;
-    };
+    }
+  /** The step's server ended the run at its step limit (the chat server does). */
+  | { type: 'max-steps' };
 
 export interface StepInput {
   /** The conversation, this run's earlier steps included. */
   messages: AgentMessage[];
   tools: ToolDescriptor[];
   instructions?: string;
+  /** `req.agent.id`: what the cloud adapter sends instead of instructions. */
+  agentId?: string;
   signal: AbortSignal;
 }
 
@@ -90,15 +94,18 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       const messageId = uid('msg');
       const parts: AgentPart[] = [];
       const calls: { id: string; name: string; input: unknown; invalid?: string }[] = [];
+      let capped = false;
       yield { type: 'message-start', messageId };
       const tools = req.tools;
-      for await (const p of step({ messages, tools, instructions: req.agent?.instructions, signal: req.signal })) {
+      for await (const p of step({ messages, tools, instructions: req.agent?.instructions, agentId: req.agent?.id, signal: req.signal })) {
         if (p.type === 'text-delta') {
           if (!p.delta) continue;
           const last = parts[parts.length - 1];
           if (last?.type === 'text') last.text += p.delta;
           else parts.push({ type: 'text', text: p.delta });
           yield { type: 'text-delta', messageId, delta: p.delta };
+        } else if (p.type === 'max-steps') {
+          capped = true;
         } else if (p.type === 'reasoning') {
           const r: AgentStreamPart & AgentPart = { type: 'reasoning', messageId, text: p.text };
           if (p.providerMetadata) r.providerMetadata = p.providerMetadata;
@@ -139,8 +146,8 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       }
       yield { type: 'step-finish', step: n };
       if (req.signal.aborted) return yield { type: 'finish', reason: 'aborted' };
-      if (!calls.length) return yield { type: 'finish', reason: 'stop' };
-      if (n >= limit) return yield { type: 'finish', reason: 'max-steps' };
+      if (!calls.length && !capped) return yield { type: 'finish', reason: 'stop' };
+      if (n >= limit || capped) return yield { type: 'finish', reason: 'max-steps' };
     }
   } catch (e) {
     for (const id of [...open.keys()]) yield* answer(id, NOT_EXECUTED);

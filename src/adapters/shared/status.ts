@@ -7,6 +7,9 @@
 import type { AdapterStatus } from '../../chat/types.js';
 import { AdapterError } from './errors.js';
 
+/** A refusal that will not pass by retrying: bad credentials, or a chat switched off. */
+const refused = (e: AdapterError) => e.code === 'chat_disabled' || /credentials/.test(e.message);
+
 export function connectionStatus(check: (() => Promise<unknown>) | false) {
   let current: AdapterStatus = check ? { state: 'loading' } : { state: 'ready' };
   let started = !check;
@@ -19,7 +22,7 @@ export function connectionStatus(check: (() => Promise<unknown>) | false) {
     if (!e) return void (current.state === 'ready' || set({ state: 'ready' }));
     // Only failures to reach the server make it unavailable; a refused request says nothing of it.
     if (e instanceof AdapterError && e.code !== 'network') {
-      if (/credentials/.test(e.message)) set({ state: 'unavailable', reason: e.message });
+      if (refused(e)) set({ state: 'unavailable', reason: e.message });
       return;
     }
     set({ state: 'unavailable', reason: e instanceof Error ? e.message : String(e) });
@@ -30,7 +33,8 @@ export function connectionStatus(check: (() => Promise<unknown>) | false) {
     if (current.state !== 'loading') set({ state: 'loading' });
     return check().then(
       () => report(),
-      (e) => report(e instanceof AdapterError && e.code !== 'network' && !/credentials/.test(e.message) ? undefined : e),
+      // Any other answer (a 404 from a server without the route, say) proves the server is there.
+      (e) => report(e instanceof AdapterError && e.code !== 'network' && !refused(e) ? undefined : e),
     );
   };
   return {

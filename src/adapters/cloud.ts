@@ -1,0 +1,77 @@
+/**
+ * `createCloudAdapter`: the page half of the cloud pair. It talks only to the app's own server
+ * (`createChatHandler` from `agent-surface-kit/server`), which holds the provider key and the
+ * agents' instructions. Each model step is one POST of the conversation, the live tool
+ * descriptors and the agent id (never instructions, never keys); the server streams that step's
+ * parts back and the page runs the tools, then posts the next step.
+ */
+import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
+import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
+import { AdapterError } from './shared/errors.js';
+import type { StepPart } from './shared/loop.js';
+import { json, postEvents, type Fetch } from './shared/sse.js';
+
+export interface CloudAdapterOptions {
+  /** The app's chat route, for example `/api/chat`. */
+  endpoint: string;
+  fetch?: Fetch;
+  /** Extra headers for the app's own server (a CSRF token, say). Cookies go as the page's fetch sends them. */
+  headers?: Record<string, string>;
+  /** Model steps per run on the page's side; the server enforces its own limit too. Default `req.agent.maxSteps`, else 8. */
+  maxSteps?: number;
+  /** Longest wait for the response or the next event. Default 120 000. */
+  timeoutMs?: number;
+  /** Check the server with `GET {endpoint}` when the status is first read. Default true. */
+  check?: boolean;
+  id?: string;
+  label?: string;
+}
+
+export type CloudAdapter = CheckedAdapter;
+
+/** What the server needs of a part: no prompts, no nested sub-agent runs. */
+function wirePart(p: AgentPart): AgentPart | undefined {
+  if (p.type === 'text') return { type: 'text', text: p.text };
+  if (p.type === 'reasoning') return { type: 'reasoning', text: p.text, ...(p.providerMetadata ? { providerMetadata: p.providerMetadata } : {}) };
+  if (p.type !== 'tool') return undefined;
+  const { id, name, input, state, output, error, providerMetadata } = p;
+  return { type: 'tool', id, name, input, state, ...(output ? { output } : {}), ...(error ? { error } : {}), ...(providerMetadata ? { providerMetadata } : {}) };
+}
+
+export const wireMessages = (messages: readonly AgentMessage[]) =>
+  messages.map((m) => ({ id: m.id, role: m.role, parts: (m.parts ?? []).map(wirePart).filter((p) => p !== undefined) }));
+
+export const wireTools = (tools: readonly ToolDescriptor[]) =>
+  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(t.untrustedOutput ? { untrustedOutput: true } : {}) }));
+
+export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
+  const who = 'The chat server';
+  return httpAdapter({
+    id: o.id ?? `cloud:${o.endpoint}`,
+    label: o.label ?? 'Cloud',
+    who,
+    fetch: o.fetch,
+    timeoutMs: o.timeoutMs,
+    headers: () => ({ ...o.headers }),
+    checkUrl: o.check !== false && o.endpoint,
+    maxSteps: o.maxSteps,
+    async *step(s, post) {
+      const body = { agent: s.agentId, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
+      let ended = false;
+      for await (const e of postEvents(o.endpoint, body, post)) {
+        const p = json(e, who) as Record<string, unknown>;
+        const type = p?.type;
+        if (type === 'text-delta' && typeof p.delta === 'string') yield { type, delta: p.delta };
+        else if (type === 'reasoning' && typeof p.text === 'string') yield p as StepPart;
+        else if (type === 'tool-call') yield p as StepPart;
+        else if (type === 'error') throw new AdapterError((p.code as AdapterError['code']) ?? 'network', String(p.error ?? 'The chat server failed.'));
+        else if (type === 'finish' || type === 'step-finish') {
+          if (p.reason === 'max-steps') yield { type: 'max-steps' };
+          ended = true;
+          break;
+        }
+      }
+      if (!ended) throw new AdapterError('network', `The connection to ${who.toLowerCase()} closed before the reply finished`);
+    },
+  });
+}

@@ -1,0 +1,341 @@
+/**
+ * `createChatHandler`: the server half of the cloud pair, a Web `Request → Response` function.
+ * It holds what must never reach a browser (the provider key, the agents' instructions), looks
+ * the agent up by the id the page sends, and streams one model step per request as server-sent
+ * events of stream parts. The page runs the tools and posts the next step.
+ *
+ * Wire: `POST { agent, messages, tools }` → `text/event-stream` of `data: <AgentStreamPart>`,
+ * ending with `step-finish` (tool calls to run; post again), `finish` or `error`. Refusals before
+ * the stream (bad body, unknown agent, switched off, rate limited) are JSON error parts with an
+ * HTTP status. `GET` answers `{ "ready": true }` when the caller may chat (the status check).
+ */
+import { anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adapters/anthropic/protocol.js';
+import { openAIBody, openAIStep } from '../adapters/openai/protocol.js';
+import { AdapterError } from '../adapters/shared/errors.js';
+import { dataMarker, toTurns } from '../adapters/shared/history.js';
+import { DEFAULT_MAX_STEPS, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
+import type { Fetch, PostOptions } from '../adapters/shared/sse.js';
+import type { AgentErrorCode, AgentMessage, AgentStreamPart, ToolDescriptor } from '../chat/types.js';
+import { decodeWireName } from '../core/wire-names.js';
+
+interface ProviderCommon {
+  model: string;
+  /** Default: `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` from the server's environment. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  fetch?: Fetch;
+  /** Longest wait for the provider's response or next chunk. Default 120 000. */
+  timeoutMs?: number;
+}
+export type ChatProvider =
+  | (ProviderCommon & { kind: 'openai-compatible'; baseUrl: string; parallelToolCalls?: boolean })
+  | (ProviderCommon & { kind: 'anthropic'; baseUrl?: string; version?: string; thinking?: AnthropicBodyOptions['thinking'] });
+
+export interface ChatAgentConfig {
+  /** Required in an array; a record's keys are the ids. */
+  id?: string;
+  /** The system prompt. Stays on the server. */
+  instructions: string;
+  /** Model steps per run, capped by `limits.maxSteps`. */
+  maxSteps?: number;
+  /** Only tools whose wire name is listed or whose capability id starts with a listed prefix. */
+  tools?: readonly string[];
+  /** Overrides the provider's model for this agent. */
+  model?: string;
+}
+
+export interface ChatLimits {
+  /** Model steps per run. Default 8. */
+  maxSteps?: number;
+  /** Request body size in bytes. Default 1 000 000. */
+  maxBodyBytes?: number;
+  /** Tool descriptors per request. Default 128. */
+  maxTools?: number;
+  /** The provider's output token limit per step. Default 4096. */
+  maxOutputTokens?: number;
+  /** Requests per client per minute. Default 60. */
+  requestsPerMinute?: number;
+  /** Tool outputs are cut to this many characters before they reach the model. Default 20 000. */
+  maxToolOutputChars?: number;
+}
+
+export interface ChatHandlerOptions {
+  provider: ChatProvider;
+  agents: readonly (ChatAgentConfig & { id: string })[] | Record<string, ChatAgentConfig>;
+  limits?: ChatLimits;
+  /** The app's own session check; false (or a throw) answers `chat_disabled`. */
+  authorize?: (request: Request) => boolean | Promise<boolean>;
+  /** false switches the chat off: every request answers `chat_disabled`. Default true. */
+  enabled?: boolean;
+  /**
+   * Who is asking, for the rate limit. Default: the `clientId` the runtime adapter passes (the
+   * socket address under `toNodeListener`), else `cf-connecting-ip` / `x-real-ip` /
+   * the first `x-forwarded-for` entry, else one shared bucket.
+   */
+  clientId?: (request: Request) => string | undefined;
+  /** Server-side logging of provider and internal failures (the browser gets words without details). */
+  onError?: (error: unknown, request: Request) => void;
+  /** The clock for the rate limit (tests pass their own). Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface ChatRequestContext {
+  /** The caller's address or id, when the runtime knows it. */
+  clientId?: string;
+}
+
+export type ChatHandler = (request: Request, context?: ChatRequestContext) => Promise<Response>;
+
+const ERROR_STATUS: Record<AgentErrorCode, number> = { bad_request: 400, chat_disabled: 403, rate_limited: 429, network: 502 };
+
+function refuse(code: AgentErrorCode, error: string, status = ERROR_STATUS[code], headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ type: 'error', error, code }), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+const env = (name: string): string | undefined =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] ??
+  (globalThis as { Deno?: { env?: { get(n: string): string | undefined } } }).Deno?.env?.get(name);
+
+async function readBody(request: Request, max: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > max) return undefined;
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** The posted conversation, checked part by part: untrusted input from any browser. */
+function checkMessages(v: unknown): AgentMessage[] | string {
+  if (!Array.isArray(v) || !v.length) return 'messages must be a non-empty array';
+  if (v.length > 500) return 'too many messages';
+  const out: AgentMessage[] = [];
+  for (const m of v) {
+    if (!isObject(m) || (m.role !== 'user' && m.role !== 'assistant') || !Array.isArray(m.parts)) return 'each message needs a role (user or assistant) and parts';
+    const parts: AgentMessage['parts'] = [];
+    for (const p of m.parts) {
+      if (!isObject(p)) return 'each part must be an object';
+      if ((p.type === 'text' || p.type === 'reasoning') && typeof p.text === 'string')
+        parts.push(p.type === 'reasoning' && isObject(p.providerMetadata) ? { type: 'reasoning', text: p.text, providerMetadata: p.providerMetadata } : { type: p.type, text: p.text });
+      else if (p.type === 'tool' && typeof p.id === 'string' && typeof p.name === 'string' && typeof p.state === 'string') {
+        const state = ['running', 'awaiting-confirmation', 'done', 'error', 'cancelled'].includes(p.state) ? (p.state as 'done') : 'error';
+        const output = isObject(p.output) && Array.isArray(p.output.content) ? (p.output as AgentMessage['parts'][number] & { content: [] }) : undefined;
+        parts.push({
+          type: 'tool',
+          id: p.id,
+          name: p.name,
+          input: p.input,
+          state,
+          ...(output ? { output: output as never } : {}),
+          ...(typeof p.error === 'string' ? { error: p.error } : {}),
+          ...(isObject(p.providerMetadata) ? { providerMetadata: p.providerMetadata } : {}),
+        });
+      }
+    }
+    out.push({ id: String(m.id ?? ''), role: m.role, parts });
+  }
+  if (out[0]!.role !== 'user') return 'the conversation must start with a user message';
+  return out;
+}
+
+function checkTools(v: unknown, max: number): ToolDescriptor[] | string {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) return 'tools must be an array';
+  if (v.length > max) return `too many tools (at most ${max})`;
+  const out: ToolDescriptor[] = [];
+  for (const t of v) {
+    if (!isObject(t) || typeof t.name !== 'string' || !TOOL_NAME.test(t.name) || !isObject(t.inputSchema))
+      return 'each tool needs a name (letters, digits, _ . : -) and an inputSchema object';
+    out.push({
+      name: t.name,
+      description: typeof t.description === 'string' ? t.description.slice(0, 4000) : '',
+      inputSchema: t.inputSchema as ToolDescriptor['inputSchema'],
+      ...(t.untrustedOutput === true ? { untrustedOutput: true } : {}),
+    });
+  }
+  return out;
+}
+
+/** Words for the browser: the code's meaning, never the provider's text, URL or key. */
+function publicError(e: unknown): { error: string; code: AgentErrorCode } {
+  if (e instanceof AdapterError) {
+    if (e.code === 'rate_limited')
+      return { code: e.code, error: `The model provider is rate limiting requests${e.retryAfter !== undefined ? `; try again in ${e.retryAfter} s` : ''}.` };
+    if (e.code === 'bad_request')
+      return { code: e.code, error: /credentials/.test(e.message) ? 'The chat server could not sign in to its model provider.' : 'The model provider rejected the request.' };
+    if (/stalled/.test(e.message)) return { code: 'network', error: 'The model provider stalled; try again.' };
+  }
+  return { code: 'network', error: 'The model provider could not be reached or failed; try again.' };
+}
+
+export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
+  const o = options;
+  const limits = o.limits ?? {};
+  const maxBody = limits.maxBodyBytes ?? 1_000_000;
+  const perMinute = limits.requestsPerMinute ?? 60;
+  const now = o.now ?? Date.now;
+  const agents = new Map<string, ChatAgentConfig>(
+    Array.isArray(o.agents) ? o.agents.map((a) => [a.id, a]) : Object.entries(o.agents as Record<string, ChatAgentConfig>),
+  );
+  const hits = new Map<string, number[]>();
+  const marker = dataMarker();
+  const p = o.provider;
+  const apiKey = p.apiKey ?? env(p.kind === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
+
+  /** Sliding one-minute window per client; the answer is the seconds to wait, or 0. */
+  const limited = (client: string): number => {
+    const t = now();
+    const list = (hits.get(client) ?? []).filter((at) => at > t - 60_000);
+    if (list.length >= perMinute) {
+      hits.set(client, list);
+      return Math.max(1, Math.ceil((list[0]! + 60_000 - t) / 1000));
+    }
+    list.push(t);
+    hits.set(client, list);
+    // Keep the table small: drop clients with nothing in the window.
+    if (hits.size > 10_000) for (const [k, v] of hits) if (!v.some((at) => at > t - 60_000)) hits.delete(k);
+    return 0;
+  };
+
+  const clientOf = (request: Request, ctx?: ChatRequestContext) =>
+    o.clientId?.(request) ??
+    ctx?.clientId ??
+    request.headers.get('cf-connecting-ip') ??
+    request.headers.get('x-real-ip') ??
+    request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ??
+    'anonymous';
+
+  const step = (agent: ChatAgentConfig, messages: AgentMessage[], tools: ToolDescriptor[], signal: AbortSignal): AsyncIterable<StepPart> => {
+    const turns = toTurns(messages, tools, marker, limits);
+    const model = agent.model ?? p.model;
+    const post: PostOptions = { fetch: p.fetch, signal, timeoutMs: p.timeoutMs, who: 'The model provider', quiet: true, headers: {} };
+    const maxOutputTokens = limits.maxOutputTokens ?? 4096;
+    if (p.kind === 'anthropic') {
+      post.headers = { 'anthropic-version': p.version ?? '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...p.headers };
+      const base = (p.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
+      return anthropicStep(`${base}/v1/messages`, anthropicBody(turns, tools, agent.instructions, { model, maxOutputTokens, thinking: p.thinking }), post);
+    }
+    post.headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...p.headers };
+    const base = p.baseUrl.replace(/\/+$/, '');
+    return openAIStep(
+      `${base}/chat/completions`,
+      openAIBody(turns, tools, agent.instructions, { model, maxOutputTokens, parallelToolCalls: p.parallelToolCalls }),
+      post,
+    );
+  };
+
+  return async (request, ctx) => {
+    try {
+      if (o.enabled === false) return refuse('chat_disabled', 'The chat is switched off.');
+      let allowed = true;
+      try {
+        if (o.authorize) allowed = (await o.authorize(request)) === true;
+      } catch (e) {
+        allowed = false;
+        o.onError?.(e, request);
+      }
+      if (!allowed) return refuse('chat_disabled', 'The chat is not available for this session.');
+      if (request.method === 'GET') return new Response('{"ready":true}', { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+      if (request.method !== 'POST') return refuse('bad_request', 'Use POST.', 405, { allow: 'GET, POST' });
+      const wait = limited(clientOf(request, ctx));
+      if (wait) return refuse('rate_limited', `Too many requests; try again in ${wait} s.`, 429, { 'retry-after': String(wait) });
+
+      const text = await readBody(request, maxBody);
+      if (text === undefined) return refuse('bad_request', `The request is larger than ${maxBody} bytes.`, 413);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return refuse('bad_request', 'The request body is not JSON.');
+      }
+      if (!isObject(body)) return refuse('bad_request', 'The request body must be a JSON object.');
+      const agent = typeof body.agent === 'string' ? agents.get(body.agent) : undefined;
+      if (!agent) return refuse('bad_request', typeof body.agent === 'string' ? `There is no agent ${JSON.stringify(body.agent.slice(0, 80))}.` : 'The request names no agent.');
+      const messages = checkMessages(body.messages);
+      if (typeof messages === 'string') return refuse('bad_request', `Bad messages: ${messages}.`);
+      let tools = checkTools(body.tools, limits.maxTools ?? 128);
+      if (typeof tools === 'string') return refuse('bad_request', `Bad tools: ${tools}.`);
+      if (agent.tools)
+        tools = tools.filter((t) => agent.tools!.some((f) => f === t.name || (decodeWireName(t.name) ?? '').startsWith(f)));
+
+      // This run's steps so far: the assistant messages after the last user message.
+      let taken = 0;
+      for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'assistant'; i--) taken++;
+      const maxSteps = Math.min(agent.maxSteps ?? DEFAULT_MAX_STEPS, limits.maxSteps ?? DEFAULT_MAX_STEPS);
+
+      const ids = usedIds(messages);
+      const abort = new AbortController();
+      const onAbort = () => abort.abort();
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      const encoder = new TextEncoder();
+      const stream = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          const send = (part: AgentStreamPart | Record<string, unknown>) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(part)}\n\n`));
+          try {
+            if (taken >= maxSteps) {
+              send({ type: 'finish', reason: 'max-steps' });
+              return;
+            }
+            const messageId = uid('msg');
+            send({ type: 'message-start', messageId });
+            let calls = 0;
+            for await (const s of step(agent, messages, tools, abort.signal)) {
+              if (s.type === 'tool-call') {
+                calls++;
+                let id = s.id || uid('call');
+                if (ids.has(id)) id = uid('call');
+                ids.add(id);
+                send({ ...s, id, messageId });
+              } else if (s.type !== 'max-steps') send({ ...s, messageId });
+            }
+            send(calls ? { type: 'step-finish', step: taken + 1 } : { type: 'finish', reason: 'stop' });
+          } catch (e) {
+            if (!abort.signal.aborted) {
+              o.onError?.(e, request);
+              send({ type: 'error', ...publicError(e) });
+            }
+          } finally {
+            request.signal?.removeEventListener('abort', onAbort);
+            try {
+              controller.close();
+            } catch {
+              // Already closed: the client went away.
+            }
+          }
+        },
+        cancel() {
+          abort.abort();
+        },
+      });
+      return new Response(stream, {
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+      });
+    } catch (e) {
+      o.onError?.(e, request);
+      return refuse('network', 'The chat server failed.', 500);
+    }
+  };
+}

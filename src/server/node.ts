@@ -1,0 +1,63 @@
+/**
+ * `toNodeListener`: a Web `Request → Response` handler as a `node:http` request listener, so a
+ * Node ≥ 20 server mounts the chat handler in one line:
+ * `createServer(toNodeListener(createChatHandler({ … })))`, or under Express
+ * `app.post('/api/chat', toNodeListener(handler))`. The socket address becomes the rate limit's
+ * client id; a client that goes away aborts the provider request.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChatRequestContext } from './handler.js';
+
+export function toNodeListener(handler: (request: Request, context?: ChatRequestContext) => Promise<Response>) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const host = req.headers.host ?? 'localhost';
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
+    }
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    const request = new Request(`http://${host}${req.url ?? '/'}`, {
+      method: req.method,
+      headers,
+      signal: abort.signal,
+      // No node:stream import (workers without Node compatibility load this entry too).
+      ...(hasBody
+        ? {
+            body: new ReadableStream<Uint8Array>({
+              start(c) {
+                req.on('data', (d: Buffer) => c.enqueue(new Uint8Array(d)));
+                req.on('end', () => c.close());
+                req.on('error', (e) => c.error(e));
+              },
+            }),
+            duplex: 'half',
+          }
+        : {}),
+    } as RequestInit);
+    let response: Response;
+    try {
+      response = await handler(request, { clientId: req.socket.remoteAddress });
+    } catch {
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"type":"error","error":"The chat server failed.","code":"network"}');
+      return;
+    }
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.flushHeaders();
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    abort.signal.addEventListener('abort', () => reader.cancel().catch(() => {}), { once: true });
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+      }
+      res.end();
+    } catch {
+      res.destroy();
+    }
+  };
+}
