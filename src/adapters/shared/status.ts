@@ -19,6 +19,8 @@ export function connectionStatus(check: (() => Promise<unknown>) | false) {
     for (const l of [...listeners]) l();
   };
   const report = (e?: unknown): void => {
+    // A run's outcome is as good as a check: no need to start one after it.
+    started = true;
     if (!e) return void (current.state === 'ready' || set({ state: 'ready' }));
     // Only failures to reach the server make it unavailable; a refused request says nothing of it.
     if (e instanceof AdapterError && e.code !== 'network') {
