@@ -38,6 +38,13 @@ import type {
   ValueValidator,
 } from './types.js';
 
+/**
+ * A key in `register()` options from a caller that logs its own, richer refusal (`<agent-capability>`
+ * names its element): the registry then does not log the same refusal a second time. Listeners of
+ * `refused` and the thrown error are unchanged.
+ */
+export const REPORTS_OWN_REFUSALS = Symbol.for('agent-surface-kit/reports-own-refusals');
+
 /** The defaults of `RegistryLimits` (DESIGN section 3). */
 export const DEFAULT_LIMITS: Readonly<Required<RegistryLimits>> = Object.freeze({
   confirmationTtlMs: 120_000,
@@ -319,9 +326,12 @@ export class RegistryCore {
 
   // -- registration --------------------------------------------------------------------------
 
+  /** Set while a caller that logs its own refusals registers (see `REPORTS_OWN_REFUSALS`). */
+  #quietRefusals = false;
+
   /** Logs the refusal once per `logKey`, tells `refused` listeners, and throws it. */
   #refuse(error: DefinitionErrorPayload, capabilityId: string, instanceId: string | undefined, logKey: string): never {
-    issueError(error.code, logKey, error.message);
+    if (!this.#quietRefusals) issueError(error.code, logKey, error.message);
     this.emit('refused', { type: 'refused', capabilityId, ...withInstance(instanceId), error });
     throw new AgentSurfaceDefinitionError(error.code, error.message, error.details);
   }
@@ -332,6 +342,17 @@ export class RegistryCore {
   }
 
   register(options: RegisterOptions): RegistrationHandle {
+    const quiet = options !== null && typeof options === 'object' && REPORTS_OWN_REFUSALS in options;
+    if (!quiet) return this.#register(options);
+    this.#quietRefusals = true;
+    try {
+      return this.#register(options);
+    } finally {
+      this.#quietRefusals = false;
+    }
+  }
+
+  #register(options: RegisterOptions): RegistrationHandle {
     if (this.disposed) {
       throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(): this registry was disposed; create a new one.');
     }

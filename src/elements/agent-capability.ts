@@ -18,6 +18,8 @@ import type {
 import { ensureContextRoot, registryContext, viewContext } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
+import { REPORTS_OWN_REFUSALS } from '../core/registry.js';
+import { connectedCapabilities } from './settling.js';
 import { eventParent } from './tree-order.js';
 
 /** A registration waiting for the next batch: where, what, and the keys that tell a real change. */
@@ -140,6 +142,7 @@ export class AgentCapabilityElement extends ReactiveElement {
   /** The refused declaration, so the same one is not refused (and logged) again. */
   #refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
   #waitingForParse = false;
+  #parsed: Promise<void> | undefined;
   /** Set while the CDN build's markup reader loads for this element (see declared.cdn.ts). */
   #readerWait: Promise<void> | undefined;
 
@@ -157,6 +160,7 @@ export class AgentCapabilityElement extends ReactiveElement {
     // Context values are re-requested on every connection: a moved element must not keep an old view.
     this.#registry.value = this.#view.value = undefined;
     ensureContextRoot(this.ownerDocument);
+    connectedCapabilities.add(this);
     super.connectedCallback();
     (observer ??= new MutationObserver(onMutations)).observe(this, {
       childList: true,
@@ -170,18 +174,26 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    connectedCapabilities.delete(this);
     // Unregisters in the coming update unless the element is back by then (a move keeps its registration).
     this.requestUpdate();
   }
 
-  /** Also waits for the CDN build's markup reader, and the registration it allows, when one is loading. */
+  /**
+   * Settles once this element has registered, been refused or found nothing to register with: it also
+   * waits for the end of parsing (schema scripts may follow), the CDN build's markup reader, and the
+   * registration batch at the end of the microtask.
+   */
   protected override async getUpdateComplete(): Promise<boolean> {
     let complete = await super.getUpdateComplete();
-    while (this.#readerWait) {
-      await this.#readerWait;
+    for (;;) {
+      if (this.#readerWait) await this.#readerWait;
+      else if (this.#waitingForParse && this.ownerDocument.readyState === 'loading') await this.#parsed;
+      else if (queued.has(this))
+        await null; // the batch runs in the microtask queued before this one
+      else return complete;
       complete = await super.getUpdateComplete();
     }
-    return complete;
   }
 
   // Nothing to render: no shadow root, so a thousand capabilities cost a thousand plain elements.
@@ -202,7 +214,16 @@ export class AgentCapabilityElement extends ReactiveElement {
       this.#release();
       if (!this.#waitingForParse) {
         this.#waitingForParse = true;
-        this.ownerDocument.addEventListener('DOMContentLoaded', () => this.requestUpdate(), { once: true });
+        this.#parsed = new Promise((resolve) =>
+          this.ownerDocument.addEventListener(
+            'DOMContentLoaded',
+            () => {
+              this.requestUpdate();
+              resolve();
+            },
+            { once: true },
+          ),
+        );
       }
       return;
     }
@@ -257,13 +278,17 @@ export class AgentCapabilityElement extends ReactiveElement {
       registry,
       key,
       stateKey,
-      options: {
-        contract,
-        token,
-        ...(instanceId !== undefined ? { instanceId } : {}),
-        ...(contract.kind === 'observation' ? { read: this.#read } : { handler: this.#run }),
-        state,
-      },
+      // This element logs the refusal itself, naming its start tag: one console error, not two.
+      options: Object.assign(
+        {
+          contract,
+          token,
+          ...(instanceId !== undefined ? { instanceId } : {}),
+          ...(contract.kind === 'observation' ? { read: this.#read } : { handler: this.#run }),
+          state,
+        },
+        { [REPORTS_OWN_REFUSALS]: true },
+      ),
     };
     // Registration is two-phase across elements: every element changed in one task releases its old
     // registration first, then all register in one batch. Two capabilities trading an id or an instance
@@ -305,12 +330,36 @@ export class AgentCapabilityElement extends ReactiveElement {
     return false;
   }
 
-  #refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string): void {
+  #refuse(
+    registry: AgentSurfaceRegistry,
+    key: string,
+    error: DefinitionErrorPayload,
+    capabilityId?: string,
+  ): void {
     this.#release();
     if (this.#refusal?.registry === registry && this.#refusal.key === key) return;
     this.#refusal = { registry, key };
-    console.error(`[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`);
+    const hint = this.#charsetHint(error);
+    if (hint) error = { ...error, message: `${error.message}${hint}` };
+    console.error(
+      `[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`,
+    );
     this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
+  }
+
+  /**
+   * The compiler reads sources as UTF-8. A page decoded with another charset (no `<meta charset>`, no
+   * charset header) turns non-ASCII text into other characters, so the contract stops matching its token.
+   */
+  #charsetHint(error: DefinitionErrorPayload): string {
+    const charset = this.ownerDocument.characterSet;
+    if (
+      error.code !== 'UNAUTHORIZED_CONTRACT' ||
+      /^utf-?8$/i.test(charset) ||
+      !/[^\x00-\x7f]/.test(this.outerHTML)
+    )
+      return '';
+    return ` (this page is decoded as ${charset}, not UTF-8, which changes non-ASCII text: add <meta charset="utf-8">)`;
   }
 
   #release(): void {
@@ -341,16 +390,21 @@ export class AgentCapabilityElement extends ReactiveElement {
         signal: ctx.signal,
         respondWith(value: unknown) {
           // Too late (the listener returned) or a second answer: one rule, one message.
-          if (!open || response) throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
+          if (!open || response)
+            throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
           response = { value };
         },
       }),
     );
     open = false;
     if (!response) {
-      throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
-        details: { reason: 'no-handler' },
-      });
+      throw new AgentSurfaceError(
+        'EXECUTION_FAILED',
+        `Nothing on the page answered ${capabilityId || 'this capability'}.`,
+        {
+          details: { reason: 'no-handler' },
+        },
+      );
     }
     return response.value;
   }

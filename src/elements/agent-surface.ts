@@ -13,6 +13,7 @@ import type {
 import { registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
 import { NoViewProvider } from './no-view-provider.js';
+import { composedContains, connectedCapabilities } from './settling.js';
 
 /**
  * The root of an agent surface: owns (or is given) the registry every `<agent-view>` and
@@ -30,6 +31,7 @@ import { NoViewProvider } from './no-view-provider.js';
  * @prop {AgentSurfaceAuthority | undefined} authority - The contracts this page may register (`createCompilerAuthority(...)` or `devAuthority()`). Setting it creates the registry; a different authority later replaces it.
  * @prop {AgentSurfaceRegistry | undefined} registry - The registry in use: the one given, or the one created from `.authority`. Set it to share a registry made in code; a given registry is never disposed by the element.
  * @prop {readonly AgentSurfacePolicy[] | undefined} policies - Discovery and authorization policies, applied with `registry.setPolicies()`.
+ * @prop {Promise<void>} ready - Resolves once every `<agent-capability>` inside at the time has registered or been refused (the same as awaiting `updateComplete`).
  * @prop {RegistryLimits | undefined} limits - Limits for a registry the element creates (confirmation TTL, queue depth, sizes).
  *
  * @fires {AgentSurfaceChangedEvent} agent-surface-changed - Something model-visible changed; `detail.surfaceVersion` is the new version. Coalesced per microtask.
@@ -82,6 +84,30 @@ export class AgentSurfaceElement extends ReactiveElement {
       throw new Error('<agent-surface>.toolset(): no registry yet; set .authority or .registry first');
     }
     return createAgentToolset(registry, options);
+  }
+
+  /**
+   * Settles once this surface and every `<agent-capability>` inside it at the time (shadow roots of
+   * components included) have registered or been refused. Await it after setting `.authority`
+   * before reading `toolset(…).tools()`: a registration can wait for the end of parsing or, in the
+   * CDN build, for a chunk.
+   */
+  protected override async getUpdateComplete(): Promise<boolean> {
+    let complete = await super.getUpdateComplete();
+    const settled = new Set<Element>();
+    for (;;) {
+      // Capabilities that connected while others settled (a component rendering) are waited for too.
+      const waiting = [...connectedCapabilities].filter((c) => !settled.has(c) && composedContains(this, c));
+      if (!waiting.length) return complete;
+      for (const c of waiting) settled.add(c);
+      await Promise.all(waiting.map((c) => c.updateComplete.catch(() => false)));
+      complete = (await super.getUpdateComplete()) && complete;
+    }
+  }
+
+  /** `updateComplete` without its boolean: resolves once every capability inside has registered or been refused. */
+  get ready(): Promise<void> {
+    return this.updateComplete.then(() => undefined);
   }
 
   override requestUpdate(...args: Parameters<ReactiveElement['requestUpdate']>): void {
