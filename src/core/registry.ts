@@ -326,7 +326,7 @@ export class RegistryCore {
 
   // -- registration --------------------------------------------------------------------------
 
-  /** Set while a caller that logs its own refusals registers (see `REPORTS_OWN_REFUSALS`). */
+  /** Whether the current register() call logs its own refusals (see `REPORTS_OWN_REFUSALS`). */
   #quietRefusals = false;
 
   /** Logs the refusal once per `logKey`, tells `refused` listeners, and throws it. */
@@ -342,17 +342,8 @@ export class RegistryCore {
   }
 
   register(options: RegisterOptions): RegistrationHandle {
-    const quiet = options !== null && typeof options === 'object' && REPORTS_OWN_REFUSALS in options;
-    if (!quiet) return this.#register(options);
-    this.#quietRefusals = true;
-    try {
-      return this.#register(options);
-    } finally {
-      this.#quietRefusals = false;
-    }
-  }
-
-  #register(options: RegisterOptions): RegistrationHandle {
+    // Refusals are raised only inside register(), so the flag is always this call's.
+    this.#quietRefusals = !!(options as { [REPORTS_OWN_REFUSALS]?: unknown } | null)?.[REPORTS_OWN_REFUSALS];
     if (this.disposed) {
       throw new AgentSurfaceDefinitionError('INVALID_REGISTRATION', 'register(): this registry was disposed; create a new one.');
     }

@@ -142,7 +142,6 @@ export class AgentCapabilityElement extends ReactiveElement {
   /** The refused declaration, so the same one is not refused (and logged) again. */
   #refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
   #waitingForParse = false;
-  #parsed: Promise<void> | undefined;
   /** Set while the CDN build's markup reader loads for this element (see declared.cdn.ts). */
   #readerWait: Promise<void> | undefined;
 
@@ -182,18 +181,18 @@ export class AgentCapabilityElement extends ReactiveElement {
   /**
    * Settles once this element has registered, been refused or found nothing to register with: it also
    * waits for the end of parsing (schema scripts may follow), the CDN build's markup reader, and the
-   * registration batch at the end of the microtask.
+   * registration batch at the end of the microtask (queued before this continuation runs).
    */
   protected override async getUpdateComplete(): Promise<boolean> {
     let complete = await super.getUpdateComplete();
-    for (;;) {
+    const doc = this.ownerDocument;
+    while (this.#readerWait || queued.has(this) || (this.#waitingForParse && doc.readyState === 'loading')) {
       if (this.#readerWait) await this.#readerWait;
-      else if (this.#waitingForParse && this.ownerDocument.readyState === 'loading') await this.#parsed;
-      else if (queued.has(this))
-        await null; // the batch runs in the microtask queued before this one
-      else return complete;
+      else if (queued.has(this)) await null;
+      else await new Promise<unknown>((go) => doc.addEventListener('DOMContentLoaded', go, { once: true }));
       complete = await super.getUpdateComplete();
     }
+    return complete;
   }
 
   // Nothing to render: no shadow root, so a thousand capabilities cost a thousand plain elements.
@@ -214,16 +213,7 @@ export class AgentCapabilityElement extends ReactiveElement {
       this.#release();
       if (!this.#waitingForParse) {
         this.#waitingForParse = true;
-        this.#parsed = new Promise((resolve) =>
-          this.ownerDocument.addEventListener(
-            'DOMContentLoaded',
-            () => {
-              this.requestUpdate();
-              resolve();
-            },
-            { once: true },
-          ),
-        );
+        this.ownerDocument.addEventListener('DOMContentLoaded', () => this.requestUpdate(), { once: true });
       }
       return;
     }
@@ -278,17 +268,15 @@ export class AgentCapabilityElement extends ReactiveElement {
       registry,
       key,
       stateKey,
-      // This element logs the refusal itself, naming its start tag: one console error, not two.
-      options: Object.assign(
-        {
-          contract,
-          token,
-          ...(instanceId !== undefined ? { instanceId } : {}),
-          ...(contract.kind === 'observation' ? { read: this.#read } : { handler: this.#run }),
-          state,
-        },
-        { [REPORTS_OWN_REFUSALS]: true },
-      ),
+      options: {
+        contract,
+        token,
+        ...(instanceId !== undefined ? { instanceId } : {}),
+        ...(contract.kind === 'observation' ? { read: this.#read } : { handler: this.#run }),
+        state,
+        // This element logs a refusal itself, naming its start tag: one console error, not two.
+        [REPORTS_OWN_REFUSALS]: 1,
+      } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1 },
     };
     // Registration is two-phase across elements: every element changed in one task releases its old
     // registration first, then all register in one batch. Two capabilities trading an id or an instance
@@ -330,36 +318,17 @@ export class AgentCapabilityElement extends ReactiveElement {
     return false;
   }
 
-  #refuse(
-    registry: AgentSurfaceRegistry,
-    key: string,
-    error: DefinitionErrorPayload,
-    capabilityId?: string,
-  ): void {
+  #refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string): void {
     this.#release();
     if (this.#refusal?.registry === registry && this.#refusal.key === key) return;
     this.#refusal = { registry, key };
-    const hint = this.#charsetHint(error);
-    if (hint) error = { ...error, message: `${error.message}${hint}` };
-    console.error(
-      `[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`,
-    );
-    this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
-  }
-
-  /**
-   * The compiler reads sources as UTF-8. A page decoded with another charset (no `<meta charset>`, no
-   * charset header) turns non-ASCII text into other characters, so the contract stops matching its token.
-   */
-  #charsetHint(error: DefinitionErrorPayload): string {
+    // The compiler reads sources as UTF-8; a page decoded otherwise changes non-ASCII text, so its
+    // contract no longer matches the token.
     const charset = this.ownerDocument.characterSet;
-    if (
-      error.code !== 'UNAUTHORIZED_CONTRACT' ||
-      /^utf-?8$/i.test(charset) ||
-      !/[^\x00-\x7f]/.test(this.outerHTML)
-    )
-      return '';
-    return ` (this page is decoded as ${charset}, not UTF-8, which changes non-ASCII text: add <meta charset="utf-8">)`;
+    if (error.code === 'UNAUTHORIZED_CONTRACT' && charset !== 'UTF-8')
+      error = { ...error, message: `${error.message} (page charset ${charset}, not UTF-8: add <meta charset="utf-8">)` };
+    console.error(`[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`);
+    this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
   }
 
   #release(): void {
@@ -390,21 +359,16 @@ export class AgentCapabilityElement extends ReactiveElement {
         signal: ctx.signal,
         respondWith(value: unknown) {
           // Too late (the listener returned) or a second answer: one rule, one message.
-          if (!open || response)
-            throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
+          if (!open || response) throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
           response = { value };
         },
       }),
     );
     open = false;
     if (!response) {
-      throw new AgentSurfaceError(
-        'EXECUTION_FAILED',
-        `Nothing on the page answered ${capabilityId || 'this capability'}.`,
-        {
-          details: { reason: 'no-handler' },
-        },
-      );
+      throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
+        details: { reason: 'no-handler' },
+      });
     }
     return response.value;
   }

@@ -13,7 +13,7 @@ import type {
 import { registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
 import { NoViewProvider } from './no-view-provider.js';
-import { composedContains, connectedCapabilities } from './settling.js';
+import { connectedCapabilities } from './settling.js';
 
 /**
  * The root of an agent surface: owns (or is given) the registry every `<agent-view>` and
@@ -93,21 +93,15 @@ export class AgentSurfaceElement extends ReactiveElement {
    * CDN build, for a chunk.
    */
   protected override async getUpdateComplete(): Promise<boolean> {
-    let complete = await super.getUpdateComplete();
-    const settled = new Set<Element>();
-    for (;;) {
-      // Capabilities that connected while others settled (a component rendering) are waited for too.
-      const waiting = [...connectedCapabilities].filter((c) => !settled.has(c) && composedContains(this, c));
-      if (!waiting.length) return complete;
-      for (const c of waiting) settled.add(c);
-      await Promise.all(waiting.map((c) => c.updateComplete.catch(() => false)));
-      complete = (await super.getUpdateComplete()) && complete;
-    }
+    const complete = await super.getUpdateComplete();
+    const inner = [...connectedCapabilities].filter((c) => inside(this, c));
+    await Promise.all(inner.map((c) => c.updateComplete.catch(() => 0)));
+    return complete;
   }
 
   /** `updateComplete` without its boolean: resolves once every capability inside has registered or been refused. */
   get ready(): Promise<void> {
-    return this.updateComplete.then(() => undefined);
+    return this.updateComplete.then(() => {});
   }
 
   override requestUpdate(...args: Parameters<ReactiveElement['requestUpdate']>): void {
@@ -203,6 +197,12 @@ export class AgentSurfaceElement extends ReactiveElement {
     this.#listen(undefined);
     this.#provider.setValue(this.registry);
   }
+}
+
+/** Whether `node` sits inside `host`, across shadow roots. */
+function inside(host: Node, node: Node | null): boolean {
+  while (node && node !== host) node = node.parentNode ?? (node as ShadowRoot).host ?? null;
+  return !!node;
 }
 
 declare global {

@@ -10,10 +10,3 @@ export interface SettlingCapability extends Element {
 
 export const connectedCapabilities = new Set<SettlingCapability>();
 
-/** Whether `node` sits inside `host`, across shadow roots. */
-export function composedContains(host: Node, node: Node): boolean {
-  for (let n: Node | null = node; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) {
-    if (n === host) return true;
-  }
-  return false;
-}

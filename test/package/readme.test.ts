@@ -229,7 +229,7 @@ describe('README quick start, from the packed tarball', () => {
     assert.deepEqual(latin.logs.find((l) => Array.isArray(l[0]))?.[0], ['domain_devices__disable']);
     assert.equal(await latin.page.evaluate(() => document.characterSet), 'windows-1252');
     assert.equal(latin.errors.length, 1, latin.errors.join('\n'));
-    assert.match(latin.errors[0], /UNAUTHORIZED_CONTRACT.*decoded as windows-1252, not UTF-8.*add <meta charset="utf-8">/);
+    assert.match(latin.errors[0], /UNAUTHORIZED_CONTRACT.*\(page charset windows-1252, not UTF-8: add <meta charset="utf-8">\)/);
     await latin.page.close();
   });
 });
