@@ -8,3 +8,26 @@ export { createAnthropicAdapter } from './anthropic/index.js';
 export type { AnthropicAdapter, AnthropicAdapterOptions } from './anthropic/index.js';
 export { createCloudAdapter } from './cloud.js';
 export type { CloudAdapter, CloudAdapterOptions } from './cloud.js';
+export {
+  BUILT_IN_MODEL_ID,
+  createLocalAdapter,
+  parseOutput as parseLocalToolCalls,
+  schemaGrammar,
+  toolCallGrammar,
+  toolsPrompt as localToolsPrompt,
+  wasmEngine,
+} from './local/index.js';
+export type {
+  EngineCheck,
+  EngineProgress,
+  GenerateRequest,
+  LanguageModelLike,
+  LanguageModelSessionLike,
+  LocalAdapter,
+  LocalAdapterOptions,
+  LocalEngine,
+  LocalModel,
+  LocalSession,
+  ToolChoice,
+  WasmEngineOptions,
+} from './local/index.js';

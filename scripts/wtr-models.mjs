@@ -1,0 +1,91 @@
+// Test server routes for the local adapter's browser tests: model files generated at startup
+// (scripts/tiny-gguf.mjs), broken variants, a download that waits for the test, fetch counts, and
+// a cross-origin isolated page for the multi-threaded engine.
+//
+//   /__models/tiny.gguf         the tiny GGUF (same bytes every run)
+//   /__models/tiny-b.gguf       a second model (another seed), for model choice
+//   /__models/missing.gguf      404
+//   /__models/short.gguf        the first half of the file, served as if whole (its own length)
+//   /__models/cut.gguf          chunked; half the file, then the connection drops
+//   /__models/held.gguf         a quarter of the file, then nothing until /__models/release (or the client leaves)
+//   /__models/info              JSON: the byte size of each whole model
+//   /__models/stats             JSON: requests per path since the last /__models/reset
+//   /__models/coi/<path>        any file of the project with COOP/COEP headers (crossOriginIsolated pages)
+let modelBytes;
+let secondBytes;
+const hits = new Map();
+let release;
+
+async function model() {
+  if (!modelBytes) {
+    const { tinyGguf } = await import('./tiny-gguf.mjs');
+    modelBytes = Buffer.from(tinyGguf());
+    secondBytes = Buffer.from(tinyGguf({ seed: 99 }));
+  }
+  return modelBytes;
+}
+
+export function modelsMiddleware() {
+  return async (ctx, next) => {
+    if (ctx.path.startsWith('/__models/coi/')) {
+      ctx.path = ctx.path.slice('/__models/coi'.length);
+      await next();
+      ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+      ctx.set('Cross-Origin-Embedder-Policy', 'require-corp');
+      ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+      return undefined;
+    }
+    if (!ctx.path.startsWith('/__models/')) return next();
+    const name = ctx.path.slice('/__models/'.length);
+    if (name === 'stats') {
+      ctx.body = Object.fromEntries(hits);
+      return undefined;
+    }
+    if (name === 'info') {
+      const bytes = await model();
+      ctx.body = { 'tiny.gguf': bytes.length, 'tiny-b.gguf': secondBytes.length };
+      return undefined;
+    }
+    if (name === 'reset') {
+      hits.clear();
+      ctx.body = 'ok';
+      return undefined;
+    }
+    if (name === 'release') {
+      release?.();
+      ctx.body = 'ok';
+      return undefined;
+    }
+    hits.set(name, (hits.get(name) ?? 0) + 1);
+    const bytes = await model();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+    ctx.type = 'application/octet-stream';
+    if (name === 'tiny.gguf') {
+      ctx.body = bytes;
+    } else if (name === 'tiny-b.gguf') {
+      ctx.body = secondBytes;
+    } else if (name === 'short.gguf') {
+      ctx.body = bytes.subarray(0, bytes.length >> 1);
+    } else if (name === 'cut.gguf' || name === 'held.gguf') {
+      ctx.respond = false;
+      const res = ctx.res;
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
+      if (name === 'cut.gguf') {
+        res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
+      } else {
+        res.write(bytes.subarray(0, bytes.length >> 2));
+        const done = new Promise((resolve) => {
+          release = resolve;
+          res.on('close', resolve);
+        });
+        await done;
+        if (!res.destroyed) res.end(bytes.subarray(bytes.length >> 2));
+      }
+    } else {
+      ctx.status = 404;
+      ctx.body = 'no such model (test)';
+    }
+    return undefined;
+  };
+}

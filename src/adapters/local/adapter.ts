@@ -1,0 +1,431 @@
+/**
+ * `createLocalAdapter`: a model that runs in the page, off the main thread. Nothing is downloaded
+ * until the person asks (`prepare(signal)`, from a click); engines are imported on first use.
+ */
+import type { AdapterStatus, AgentAdapter, AgentMessage, AgentRunRequest, AgentStreamPart, AgentToolPart, ModelChoice } from '../../chat/types.js';
+import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
+import { toolCallGrammar } from './grammar.js';
+import { ModelStore } from './store.js';
+import { outputText, parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
+import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalModel, LocalSession } from './types.js';
+
+type Kind = 'prompt-api' | 'wasm' | 'webgpu' | 'custom';
+
+interface Entry {
+  model: LocalModel;
+  kind: Kind;
+  check?: EngineCheck;
+}
+
+/** The id of Chrome's built-in model in `models()`. */
+export const BUILT_IN_MODEL_ID = 'built-in';
+
+export interface LocalAdapter extends AgentAdapter {
+  status(): AdapterStatus;
+  subscribe(listener: () => void): () => void;
+  prepare(signal?: AbortSignal): Promise<void>;
+  models(): readonly ModelChoice[];
+  selectModel(id: string): Promise<void>;
+  /** Frees the loaded model (its worker and memory). The adapter stays usable: the next run loads it again. */
+  unload(): Promise<void>;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
+
+export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
+  if (!options || !Array.isArray(options.models)) throw new TypeError('createLocalAdapter({ models }): models must be an array of models.');
+  const mode = typeof options.engine === 'object' ? 'custom' : (options.engine ?? 'auto');
+  const custom = typeof options.engine === 'object' ? options.engine : undefined;
+  const lm: LanguageModelLike | undefined = options.languageModel ?? globalLanguageModel();
+  const store = new ModelStore(options.cacheName ?? 'agent-surface-models', options.fetch);
+  const selectionKey = `${options.cacheName ?? 'agent-surface-models'}:selected:${options.id ?? 'local'}`;
+
+  const entries: Entry[] = [];
+  const ids = new Set<string>();
+  for (const model of options.models) {
+    if (!model || typeof model.id !== 'string' || !model.id) throw new TypeError('createLocalAdapter: every model needs an id.');
+    if (ids.has(model.id) || model.id === BUILT_IN_MODEL_ID) throw new TypeError(`createLocalAdapter: model id "${model.id}" is used twice or reserved.`);
+    ids.add(model.id);
+    const kind: Kind = custom ? 'custom' : (model.engine ?? (model.url ? 'wasm' : 'webgpu'));
+    if (kind === 'wasm' && !model.url) throw new TypeError(`createLocalAdapter: model "${model.id}" needs a url (a GGUF file).`);
+    if (mode !== 'auto' && mode !== 'custom' && mode !== kind) continue;
+    if (kind === 'wasm' && !options.wasm?.wasmUrl) {
+      throw new TypeError('createLocalAdapter: GGUF models need wasm: { wasmUrl } (where @wllama/wllama/esm/wasm/wllama.wasm is served).');
+    }
+    entries.push({ model, kind });
+  }
+  if (lm && (mode === 'auto' || mode === 'prompt-api')) {
+    entries.unshift({
+      model: { id: BUILT_IN_MODEL_ID, label: "Chrome's built-in model", brief: 'Runs inside Chrome: nothing to download from this site.' },
+      kind: 'prompt-api',
+    });
+  }
+
+  const listeners = new Set<() => void>();
+  let checked: Promise<void> | undefined;
+  let checking = true;
+  let selected: Entry | undefined;
+  let phase: 'idle' | 'downloading' | 'loading' | 'ready' | 'error' = 'idle';
+  let progress = 0;
+  let error = '';
+  let session: LocalSession | undefined;
+  let preparing: Promise<void> | undefined;
+  let running = false;
+
+  const notify = () => {
+    for (const l of [...listeners]) {
+      try {
+        l();
+      } catch (e) {
+        console.error(e);
+      }
+    }
+  };
+
+  const runnable = () => entries.filter((e) => e.check && e.check.state !== 'unavailable');
+
+  function engineFor(entry: Entry): LocalEngine | undefined {
+    if (entry.kind === 'custom') return custom;
+    if (entry.kind === 'webgpu') return (globalThis.navigator as { gpu?: unknown })?.gpu ? options.webgpu : undefined;
+    return undefined;
+  }
+
+  async function check(entry: Entry): Promise<EngineCheck> {
+    try {
+      if (entry.kind === 'prompt-api') return await promptApiAvailability(lm!);
+      if (entry.kind === 'wasm') {
+        if (typeof WebAssembly === 'undefined' || typeof Worker === 'undefined') {
+          return { state: 'unavailable', reason: 'This browser cannot run WebAssembly in a worker.' };
+        }
+        return (await store.has(entry.model)) ? { state: 'cached' } : { state: 'needs-download', bytes: entry.model.bytes };
+      }
+      const engine = engineFor(entry);
+      if (!engine) {
+        return { state: 'unavailable', reason: entry.kind === 'webgpu' && options.webgpu ? 'No WebGPU in this browser.' : 'No WebGPU engine was given (options.webgpu).' };
+      }
+      return await engine.check(entry.model);
+    } catch (e) {
+      return { state: 'unavailable', reason: messageOf(e) };
+    }
+  }
+
+  function ensureChecked(): Promise<void> {
+    checked ??= (async () => {
+      await Promise.all(entries.map(async (e) => (e.check = await check(e))));
+      const ok = runnable();
+      let remembered: string | null = null;
+      try {
+        remembered = globalThis.localStorage?.getItem(selectionKey) ?? null;
+      } catch {
+        // storage blocked: no remembered choice
+      }
+      const order: Kind[] = ['prompt-api', 'custom', 'wasm', 'webgpu'];
+      selected ??=
+        ok.find((e) => e.model.id === remembered) ??
+        ok.find((e) => e.model.recommended) ??
+        [...ok].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))[0];
+      checking = false;
+      notify();
+    })();
+    return checked;
+  }
+
+  function status(): AdapterStatus {
+    void ensureChecked();
+    if (checking) return { state: 'loading' };
+    if (!selected) {
+      const reasons = entries.map((e) => (e.check?.state === 'unavailable' ? e.check.reason : '')).filter(Boolean);
+      return { state: 'unavailable', reason: reasons[0] ?? 'No model is set up for this device.' };
+    }
+    if (phase === 'error') return { state: 'error', error };
+    if (phase === 'downloading') return { state: 'downloading', progress };
+    if (phase === 'loading') return { state: 'loading', progress };
+    if (session) return { state: 'ready' };
+    const c = selected.check!;
+    if (c.state === 'needs-download') {
+      const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote();
+      return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes } : {}), ...(note ? { note } : {}) };
+    }
+    if (c.state === 'downloading') return { state: 'downloading', progress: c.progress };
+    if (c.state === 'unavailable') return { state: 'unavailable', reason: c.reason };
+    // On this device: it can run; the first run (or prepare) loads it from disk.
+    return { state: 'ready' };
+  }
+
+  const set = (p: typeof phase, value = 0) => {
+    phase = p;
+    progress = Math.min(1, Math.max(0, value));
+    notify();
+  };
+
+  async function load(entry: Entry, signal: AbortSignal): Promise<LocalSession> {
+    const onProgress = (p: { phase: 'download' | 'load'; progress: number }) => {
+      if (!signal.aborted) set(p.phase === 'download' ? 'downloading' : 'loading', p.progress);
+    };
+    if (entry.kind === 'wasm') {
+      if (entry.check?.state !== 'cached') {
+        set('downloading', 0);
+        await store.download(entry.model, signal, (p) => onProgress({ phase: 'download', progress: p }));
+        entry.check = { state: 'cached' };
+      }
+      // From here on it is a load from disk, worded as such.
+      set('loading', 0.1);
+      const blob = await store.blob(entry.model);
+      if (!blob) {
+        entry.check = { state: 'needs-download', bytes: entry.model.bytes };
+        throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
+      }
+      set('loading', 0.3);
+      const { loadWllama } = await import('./engines/wllama.js');
+      set('loading', 0.5);
+      return loadWllama(entry.model, blob, { wasmUrl: String(options.wasm!.wasmUrl), threads: options.wasm!.threads }, signal);
+    }
+    if (entry.kind === 'prompt-api') {
+      const { promptApiEngine } = await import('./engines/prompt-api.js');
+      set(entry.check?.state === 'cached' ? 'loading' : 'downloading', 0);
+      const s = await promptApiEngine(lm!).load(entry.model, {
+        signal,
+        // A model already on the device "downloads" nothing: report its progress as a load.
+        progress: (p) => onProgress(entry.check?.state === 'cached' ? { ...p, phase: 'load' } : p),
+      });
+      entry.check = { state: 'cached' };
+      return s;
+    }
+    const engine = engineFor(entry);
+    if (!engine) throw new Error('This model cannot run here.');
+    set(entry.check?.state === 'cached' ? 'loading' : 'downloading', 0);
+    const s = await engine.load(entry.model, { signal, progress: onProgress });
+    entry.check = { state: 'cached' };
+    return s;
+  }
+
+  function prepare(signal?: AbortSignal): Promise<void> {
+    if (session) return Promise.resolve();
+    if (preparing) return preparing;
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal?.reason ?? new DOMException('The download was cancelled.', 'AbortError'));
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const entry = () => selected;
+    preparing = (async () => {
+      await ensureChecked();
+      const target = entry();
+      if (!target) throw new Error(status().state === 'unavailable' ? (status() as { reason: string }).reason : 'No model to prepare.');
+      if (target.check?.state === 'unavailable') throw new Error(target.check.reason);
+      try {
+        if (ac.signal.aborted) throw ac.signal.reason;
+        const s = await load(target, ac.signal);
+        if (ac.signal.aborted || selected !== target) {
+          void s.dispose();
+          throw ac.signal.reason ?? new DOMException('Another model was selected.', 'AbortError');
+        }
+        session = s;
+        set('ready', 1);
+      } catch (e) {
+        if (ac.signal.aborted) {
+          // Back to what is true on disk: a cancelled download stored nothing.
+          target.check = await check(target);
+          set('idle');
+        } else {
+          error = messageOf(e);
+          set('error');
+        }
+        throw e;
+      }
+    })().finally(() => {
+      preparing = undefined;
+      signal?.removeEventListener('abort', onAbort);
+    });
+    return preparing;
+  }
+
+  async function selectModel(id: string): Promise<void> {
+    await ensureChecked();
+    if (running) throw new Error('A reply is being written: wait for it (or stop it) before switching models.');
+    if (preparing) throw new Error('A model is downloading or loading: cancel it before switching models.');
+    const next = runnable().find((e) => e.model.id === id);
+    if (!next) throw new Error(`No model "${id}" can run here.`);
+    if (next === selected) return;
+    const old = session;
+    session = undefined;
+    selected = next;
+    try {
+      globalThis.localStorage?.setItem(selectionKey, id);
+    } catch {
+      // storage blocked: the choice lasts for this page only
+    }
+    error = '';
+    set('idle');
+    if (old) await old.dispose();
+  }
+
+  function models(): readonly ModelChoice[] {
+    void ensureChecked();
+    return runnable().map((e) => {
+      const choice: ModelChoice = { id: e.model.id, label: e.model.label, brief: e.model.brief };
+      if (e.model.bytes !== undefined) choice.bytes = e.model.bytes;
+      else if (e.check?.state === 'needs-download' && e.check.bytes !== undefined) choice.bytes = e.check.bytes;
+      choice.cached = e.check?.state === 'cached';
+      choice.recommended = !!e.model.recommended;
+      choice.selected = e === selected;
+      return choice;
+    });
+  }
+
+  async function* run(req: AgentRunRequest): AsyncGenerator<AgentStreamPart> {
+    await ensureChecked();
+    if (running) {
+      yield { type: 'error', error: 'A reply is already being written.', code: 'bad_request' };
+      return;
+    }
+    running = true;
+    try {
+      if (!session) {
+        const s = status();
+        if (s.state === 'needs-download' || s.state === 'unavailable' || s.state === 'error') {
+          const why = s.state === 'needs-download' ? 'The model is not on this device yet: download it first.' : s.state === 'error' ? s.error : s.reason;
+          yield { type: 'error', error: why };
+          return;
+        }
+        try {
+          // On disk already (or being prepared): a load, no download.
+          await prepare(req.signal);
+        } catch (e) {
+          if (req.signal.aborted) yield { type: 'finish', reason: 'aborted' };
+          else yield { type: 'error', error: messageOf(e) };
+          return;
+        }
+      }
+      yield* steps(req, session!);
+    } finally {
+      running = false;
+    }
+  }
+
+  async function* steps(req: AgentRunRequest, s: LocalSession): AsyncGenerator<AgentStreamPart> {
+    const messageId = newId('msg');
+    yield { type: 'message-start', messageId };
+    const current: AgentMessage = { id: messageId, role: 'assistant', parts: [] };
+    const maxSteps = Math.max(1, req.agent?.maxSteps ?? 8);
+    const first = options.toolChoice ?? 'auto';
+    for (let step = 0; step < maxSteps; step++) {
+      if (req.signal.aborted) {
+        yield { type: 'finish', reason: 'aborted' };
+        return;
+      }
+      const tools = req.tools; // fresh every step: the page's tools change
+      const system = [req.agent?.instructions ?? '', toolsPrompt(tools)].filter(Boolean).join('\n\n');
+      const turns = toTurns([...req.messages, current], system);
+      const choice = step === 0 || first === 'none' ? first : 'auto';
+      const visible = new VisibleText();
+      const pending: string[] = [];
+      let wake: (() => void) | undefined;
+      let done = false;
+      const generation = s
+        .generate({
+          turns,
+          tools,
+          grammar: toolCallGrammar(tools, choice),
+          toolChoice: tools.length ? choice : 'none',
+          maxTokens: options.maxTokens ?? 512,
+          temperature: options.temperature ?? 0.2,
+          signal: req.signal,
+          onText(delta) {
+            const shown = visible.push(delta);
+            if (shown) pending.push(shown);
+            wake?.();
+          },
+        })
+        .finally(() => {
+          done = true;
+          wake?.();
+        });
+      generation.catch(() => {});
+      for (;;) {
+        while (pending.length) yield { type: 'text-delta', messageId, delta: pending.shift()! };
+        if (done) break;
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+      let output: string;
+      try {
+        output = await generation;
+      } catch (e) {
+        if (req.signal.aborted) yield { type: 'finish', reason: 'aborted' };
+        else yield { type: 'error', error: `The model stopped: ${messageOf(e)}` };
+        return;
+      }
+      const parsed = parseOutput(output);
+      if (parsed.reasoning) {
+        yield { type: 'reasoning', messageId, text: parsed.reasoning };
+        current.parts.push({ type: 'reasoning', text: parsed.reasoning });
+      }
+      // Text the stream held back (after a tool call) comes out now that the turn is whole.
+      if (parsed.text.startsWith(visible.shown) && parsed.text.length > visible.shown.length) {
+        yield { type: 'text-delta', messageId, delta: parsed.text.slice(visible.shown.length) };
+      }
+      if (parsed.text) current.parts.push({ type: 'text', text: parsed.text });
+
+      for (const call of parsed.calls) {
+        const id = newId('call');
+        const known = call.ok ? tools.find((t) => t.name === call.name) : undefined;
+        const name = call.name ?? 'invalid_tool_call';
+        const input = call.ok ? call.input : { raw: call.raw.slice(0, 2000) };
+        yield { type: 'tool-call', messageId, id, name, input };
+        const part: AgentToolPart = { type: 'tool', id, name, input, state: 'running' };
+        current.parts.push(part);
+        let problem: string | undefined;
+        if (!call.ok) problem = call.error;
+        else if (!known) problem = `There is no tool "${call.name}". The tools are: ${tools.map((t) => t.name).join(', ') || 'none'}.`;
+        if (problem) {
+          // The model reads this in its next step and can correct itself.
+          Object.assign(part, { state: 'error', error: problem });
+          yield { type: 'tool-error', id, error: problem };
+          continue;
+        }
+        const result = await req.callTool({ id, name, input });
+        if (result.isError) {
+          const text = outputText({ ...result, isError: false });
+          Object.assign(part, { state: 'error', error: text, output: result });
+          yield { type: 'tool-error', id, error: text };
+        } else {
+          Object.assign(part, { state: 'done', output: result });
+          yield { type: 'tool-result', id, output: result };
+        }
+        if (req.signal.aborted) break;
+      }
+      yield { type: 'step-finish', step };
+      if (req.signal.aborted) {
+        yield { type: 'finish', reason: 'aborted' };
+        return;
+      }
+      if (!parsed.calls.length) {
+        yield { type: 'finish', reason: 'stop' };
+        return;
+      }
+    }
+    yield { type: 'finish', reason: 'max-steps' };
+  }
+
+  return {
+    id: options.id ?? 'local',
+    label: options.label ?? 'On this device',
+    status,
+    subscribe(listener) {
+      listeners.add(listener);
+      void ensureChecked();
+      return () => listeners.delete(listener);
+    },
+    prepare,
+    models,
+    selectModel,
+    run,
+    async unload() {
+      const old = session;
+      session = undefined;
+      set('idle');
+      if (old) await old.dispose();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Chrome's built-in model through the Prompt API (`LanguageModel`). The browser downloads and
+ * keeps the weights; `create({ monitor })` reports the download. Tool calls use the same
+ * `<tool_call>` format as the other engines, constrained by the API's `responseConstraint` (a
+ * JSON Schema built from the live tools), so no engine-specific parsing follows.
+ */
+import type { ToolDescriptor } from '../../../chat/types.js';
+import { CALL_CLOSE, CALL_OPEN } from '../tool-format.js';
+import { LANGUAGES, promptApiAvailability } from '../detect.js';
+import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalEngine, LocalSession } from '../types.js';
+
+/** The reply as JSON: either text or one call of a live tool with arguments following its schema. */
+export function responseSchema(tools: readonly ToolDescriptor[], choice: GenerateRequest['toolChoice']): object | undefined {
+  if (!tools.length || choice === 'none') return undefined;
+  const call = {
+    type: 'object',
+    properties: {
+      tool_call: {
+        anyOf: tools.map((t) => ({
+          type: 'object',
+          properties: { name: { const: t.name }, arguments: t.inputSchema },
+          required: ['name', 'arguments'],
+          additionalProperties: false,
+        })),
+      },
+    },
+    required: ['tool_call'],
+    additionalProperties: false,
+  };
+  const reply = { type: 'object', properties: { reply: { type: 'string' } }, required: ['reply'], additionalProperties: false };
+  return choice === 'required' ? call : { anyOf: [reply, call] };
+}
+
+/** The constrained JSON reply as the `<tool_call>` format's text (malformed JSON passes through as text). */
+export function fromJsonReply(json: string): string {
+  try {
+    const v = JSON.parse(json) as { reply?: unknown; tool_call?: unknown };
+    if (typeof v.reply === 'string') return v.reply;
+    if (v.tool_call !== undefined) return `${CALL_OPEN}\n${JSON.stringify(v.tool_call)}\n${CALL_CLOSE}`;
+  } catch {
+    // not JSON after all: the tool-call parser turns it into words for the model
+  }
+  return json;
+}
+
+export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
+  return {
+    check: () => promptApiAvailability(lm),
+    async load(_model, { signal, progress }): Promise<LocalSession> {
+      // Creating the first session is what downloads the model; it stays open so the browser keeps it loaded.
+      let base: LanguageModelSessionLike;
+      try {
+        base = await lm.create({
+          ...LANGUAGES,
+          signal,
+          monitor(m: EventTarget) {
+            m.addEventListener('downloadprogress', (e) => {
+              const { loaded = 0, total = 1 } = e as Event & { loaded?: number; total?: number };
+              // The current API reports 0..1; early builds reported bytes with a total.
+              progress({ phase: 'download', progress: total > 1 ? loaded / total : loaded });
+            });
+          },
+        });
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        const name = (e as DOMException)?.name;
+        if (name === 'QuotaExceededError') throw new Error("Not enough disk space for Chrome's built-in model.");
+        if (name === 'NotAllowedError') throw new Error("Chrome needs a click on the page before it downloads its built-in model.");
+        throw new Error(`Chrome's built-in model could not start (${(e as Error)?.message || e}).`);
+      }
+      return {
+        async generate(req: GenerateRequest): Promise<string> {
+          const turns = req.turns;
+          const last = turns[turns.length - 1];
+          const session = await lm.create({ ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
+          try {
+            const schema = responseSchema(req.tools, req.toolChoice);
+            const options = { signal: req.signal, ...(schema ? { responseConstraint: schema } : {}) };
+            const input = last?.content ?? '';
+            if (schema || !session.promptStreaming) {
+              // A JSON reply is shown only once it is whole (as text, or as a call).
+              const text = fromJsonReply(await session.prompt(input, options));
+              req.onText(text);
+              return text;
+            }
+            let text = '';
+            for await (const delta of session.promptStreaming(input, options) as AsyncIterable<string>) {
+              text += delta;
+              if (delta) req.onText(delta);
+            }
+            return text;
+          } finally {
+            session.destroy();
+          }
+        },
+        dispose: () => base.destroy(),
+      };
+    },
+  };
+}

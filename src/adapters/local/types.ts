@@ -1,0 +1,127 @@
+/** Public types of `createLocalAdapter` (DESIGN section 8). */
+import type { ToolDescriptor } from '../../chat/types.js';
+import type { ChatTurn } from './tool-format.js';
+import type { ToolChoice } from './grammar.js';
+
+export type { ChatTurn, ToolChoice };
+
+/** A model the person can pick. */
+export interface LocalModel {
+  /** The id `selectModel` takes. */
+  id: string;
+  /** Short name, for example "Qwen3 0.6B". */
+  label: string;
+  /** One sentence on when to pick it. */
+  brief: string;
+  /**
+   * Where the GGUF file is (same origin, or served with CORS). Models without a URL run on the
+   * page's WebGPU engine (`webgpu`), which knows where its weights are.
+   */
+  url?: string;
+  /** Download size in bytes. Checked against the response: a shorter or longer file is an error. */
+  bytes?: number;
+  /** `wasm` (default for a `url`): llama.cpp in WebAssembly. `webgpu`: the page's `webgpu` engine. */
+  engine?: 'wasm' | 'webgpu';
+  /** The adapter's default when several models can run here. */
+  recommended?: boolean;
+  /** Context window in tokens (default 2048). */
+  contextSize?: number;
+}
+
+/** Progress of one engine step: a download (bytes) or a load from disk. */
+export interface EngineProgress {
+  phase: 'download' | 'load';
+  /** 0 to 1. */
+  progress: number;
+}
+
+/** What one model step gets. */
+export interface GenerateRequest {
+  turns: ChatTurn[];
+  /** The live tools, for engines with native tool support. */
+  tools: readonly ToolDescriptor[];
+  /** GBNF grammar the output must follow (built from `tools` and `toolChoice`), for engines that take one. */
+  grammar?: string;
+  /** What this step may do; engines without GBNF build their own constraint from it and `tools`. */
+  toolChoice: ToolChoice;
+  maxTokens: number;
+  temperature: number;
+  signal: AbortSignal;
+  /** More text of the reply as it is generated. */
+  onText(delta: string): void;
+}
+
+/** A model in memory, ready to generate. */
+export interface LocalSession {
+  /** One model step; resolves with the whole reply text. */
+  generate(req: GenerateRequest): Promise<string>;
+  /** Frees the model's memory (and its worker). */
+  dispose(): void | Promise<void>;
+}
+
+export type EngineCheck =
+  | { state: 'unavailable'; reason: string }
+  | { state: 'needs-download'; bytes?: number }
+  /** A download is under way elsewhere (the browser's own model). */
+  | { state: 'downloading'; progress: number }
+  /** On this device: loading needs no network. */
+  | { state: 'cached' };
+
+/**
+ * A model engine. The built-in ones are Chrome's Prompt API and llama.cpp in WebAssembly; a page
+ * plugs a WebGPU engine (for example one built on @mlc-ai/web-llm) in as `webgpu`.
+ */
+export interface LocalEngine {
+  /** Where the model stands on this device. Never downloads. */
+  check(model: LocalModel, signal?: AbortSignal): Promise<EngineCheck>;
+  /** Downloads what is missing and loads the model; `progress` reports both. Aborting cancels. */
+  load(model: LocalModel, options: { signal: AbortSignal; progress(p: EngineProgress): void }): Promise<LocalSession>;
+}
+
+/** The subset of Chrome's `LanguageModel` (Prompt API) the adapter uses. */
+export interface LanguageModelLike {
+  availability(options?: Record<string, unknown>): Promise<'unavailable' | 'downloadable' | 'downloading' | 'available' | string>;
+  create(options?: {
+    signal?: AbortSignal;
+    monitor?: (m: EventTarget) => void;
+    initialPrompts?: Array<{ role: string; content: string }>;
+    expectedInputs?: Array<{ type: string; languages?: string[] }>;
+    expectedOutputs?: Array<{ type: string; languages?: string[] }>;
+    [key: string]: unknown;
+  }): Promise<LanguageModelSessionLike>;
+}
+
+export interface LanguageModelSessionLike {
+  prompt(input: unknown, options?: { signal?: AbortSignal; responseConstraint?: unknown }): Promise<string>;
+  promptStreaming?(input: unknown, options?: { signal?: AbortSignal; responseConstraint?: unknown }): ReadableStream<string> | AsyncIterable<string>;
+  destroy(): void;
+}
+
+export interface LocalAdapterOptions {
+  /** The models the person can pick from (GGUF files for the WebAssembly engine, or WebGPU ones). */
+  models: readonly LocalModel[];
+  /**
+   * `auto` (default): Chrome's built-in model where the Prompt API offers one, then the listed models
+   * this device can run. `prompt-api`, `wasm` or `webgpu` keep to that engine alone; a `LocalEngine`
+   * object runs every listed model.
+   */
+  engine?: 'auto' | 'prompt-api' | 'wasm' | 'webgpu' | LocalEngine;
+  /** The page's WebGPU engine, for models with `engine: "webgpu"`. Used only where `navigator.gpu` exists. */
+  webgpu?: LocalEngine;
+  /** The WebAssembly engine's files. `wasmUrl`: where `@wllama/wllama/esm/wasm/wllama.wasm` is served. */
+  wasm?: { wasmUrl: string | URL; threads?: number };
+  /** Chrome's `LanguageModel` (default: the global one). */
+  languageModel?: LanguageModelLike;
+  /** Adapter id (default `"local"`) and label (default `"On this device"`). */
+  id?: string;
+  label?: string;
+  /** First model step of a run: `auto` (text or a call), `required` (a call), `none`. Later steps are `auto`. */
+  toolChoice?: ToolChoice;
+  /** Tokens per model step (default 512). */
+  maxTokens?: number;
+  /** Sampling temperature (default 0.2). */
+  temperature?: number;
+  /** Cache Storage name for downloaded models (default `"agent-surface-models"`). */
+  cacheName?: string;
+  fetch?: typeof fetch;
+}

@@ -1,0 +1,145 @@
+// createLocalAdapter with the real WebAssembly engine (@wllama/wllama) and the generated tiny GGUF
+// served by the test server: the download the person starts, its progress, the cache after a
+// "reload" (a new adapter over the same Cache Storage), cancellation and broken files.
+import { expect, waitUntil } from '@open-wc/testing';
+import { createLocalAdapter, type LocalAdapter } from '../../src/adapters/local/index.js';
+import type { LocalModel } from '../../src/adapters/local/index.js';
+import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, settled, trustedClick, WASM_URL } from './helpers-local.js';
+
+let sizes: Record<string, number>;
+const tiny = (): LocalModel => ({ id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'] });
+const make = (cacheName: string, models: LocalModel[] = [tiny()]): LocalAdapter =>
+  createLocalAdapter({ models, engine: 'wasm', wasm: { wasmUrl: WASM_URL }, cacheName, maxTokens: 24, id: cacheName });
+
+const adapters: LocalAdapter[] = [];
+const track = (a: LocalAdapter) => (adapters.push(a), a);
+
+describe('createLocalAdapter: downloads and the cache (wllama, generated model)', function () {
+  (this as unknown as { timeout(ms: number): void }).timeout(120000);
+
+  before(async () => {
+    sizes = await modelInfo();
+  });
+  afterEach(async () => {
+    for (const a of adapters.splice(0)) await a.unload();
+    document.querySelectorAll('button').forEach((b) => b.remove());
+    await fetch('/__models/release');
+  });
+
+  it('needs-download with its bytes → a click → downloading with rising progress → ready; after a reload: cached, loading → ready, no fetch', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const adapter = track(make(cacheName));
+    const first = await settled(adapter);
+    expect(first).to.deep.include({ state: 'needs-download', bytes: sizes['tiny.gguf'] });
+    expect(adapter.models()).to.deep.equal([
+      { id: 'tiny', label: 'Tiny', brief: 'The test model.', bytes: sizes['tiny.gguf'], cached: false, recommended: false, selected: true },
+    ]);
+    // Nothing is fetched before the person asks.
+    expect((await hits())['tiny.gguf'] ?? 0).to.equal(0);
+
+    const seen = recordStatuses(adapter);
+    let prepared: Promise<void> | undefined;
+    const b = button('Download', () => (prepared = adapter.prepare(new AbortController().signal)));
+    await trustedClick(b);
+    await waitUntil(() => prepared !== undefined, 'the click did not start prepare()');
+    await prepared;
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+
+    const downloading = seen.filter((s) => s.state === 'downloading').map((s) => (s as { progress: number }).progress);
+    expect(downloading.length).to.be.greaterThan(1);
+    for (let i = 1; i < downloading.length; i++) expect(downloading[i]).to.be.at.least(downloading[i - 1]!);
+    expect(downloading.at(-1)).to.equal(1);
+    expect(seen.some((s) => s.state === 'loading' && typeof s.progress === 'number')).to.equal(true);
+    expect(seen.at(-1)).to.deep.equal({ state: 'ready' });
+    expect((await hits())['tiny.gguf']).to.equal(1);
+
+    // It generates.
+    const parts = await collect(adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) }));
+    expect(parts[0]!.type).to.equal('message-start');
+    expect(parts.at(-1)).to.deep.equal({ type: 'finish', reason: 'stop' });
+    await adapter.unload();
+
+    // "Reload": a new adapter, same origin storage. The model is on this device: no download card.
+    const again = track(make(cacheName));
+    expect(await settled(again)).to.deep.equal({ state: 'ready' });
+    expect(again.models()[0]).to.deep.include({ cached: true, selected: true });
+    const later = recordStatuses(again);
+    await again.prepare();
+    const states = later.map((s) => s.state);
+    expect(states).to.not.include('downloading');
+    expect(later.some((s) => s.state === 'loading' && typeof s.progress === 'number')).to.equal(true);
+    expect(later.at(-1)).to.deep.equal({ state: 'ready' });
+    expect((await hits())['tiny.gguf']).to.equal(1);
+  });
+
+  it('a second click cancels mid-download: back to needs-download, nothing half-stored reported as cached', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const model = { ...tiny(), id: 'held', url: '/__models/held.gguf' };
+    const adapter = track(make(cacheName, [model]));
+    expect((await settled(adapter)).state).to.equal('needs-download');
+    let controller: AbortController | undefined;
+    let prepared: Promise<void> | undefined;
+    // One button, as a download card has: the first click starts, the second cancels.
+    const b = button('Download', () => {
+      if (controller) return controller.abort();
+      controller = new AbortController();
+      prepared = adapter.prepare(controller.signal);
+      prepared.catch(() => {});
+    });
+    await trustedClick(b);
+    await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress > 0, 'no progress', { timeout: 20000 });
+    await trustedClick(b);
+    let failure: unknown;
+    await prepared!.catch((e) => (failure = e));
+    expect((failure as DOMException).name).to.equal('AbortError');
+    await waitUntil(() => adapter.status().state === 'needs-download', 'not back to needs-download');
+    expect(adapter.models()[0]!.cached).to.equal(false);
+    const cache = await caches.open(cacheName);
+    expect(await cache.keys()).to.have.length(0);
+
+    // Restartable: a new adapter on the same storage still says it needs the download.
+    const again = track(make(cacheName, [model]));
+    expect((await settled(again)).state).to.equal('needs-download');
+  });
+
+  for (const [file, words] of [
+    ['missing.gguf', /404/],
+    ['short.gguf', /not the \d+ expected|incomplete/],
+    ['cut.gguf', /could not|incomplete|stopped/],
+  ] as const) {
+    it(`a broken file (${file}) is an error with words, and nothing is cached`, async () => {
+      const cacheName = await freshCacheName();
+      const adapter = track(make(cacheName, [{ ...tiny(), id: file, url: `/__models/${file}` }]));
+      await settled(adapter);
+      let failure: unknown;
+      await adapter.prepare(new AbortController().signal).catch((e) => (failure = e));
+      expect(failure).to.be.instanceOf(Error);
+      const s = adapter.status();
+      expect(s.state).to.equal('error');
+      expect((s as { error: string }).error).to.match(words);
+      expect(adapter.models()[0]!.cached).to.equal(false);
+      expect(await (await caches.open(cacheName)).keys()).to.have.length(0);
+    });
+  }
+
+  it('a full disk is an error that says so', async () => {
+    const cacheName = await freshCacheName();
+    const adapter = track(make(cacheName));
+    await settled(adapter);
+    // The page's share of the disk is nearly used up (an own property shadows StorageManager's method).
+    Object.defineProperty(navigator.storage, 'estimate', { configurable: true, value: async () => ({ quota: 1000, usage: 900 }) });
+    try {
+      await adapter.prepare().catch(() => {});
+    } finally {
+      delete (navigator.storage as { estimate?: unknown }).estimate;
+    }
+    const s = adapter.status() as { state: string; error: string };
+    expect(s.state).to.equal('error');
+    expect(s.error).to.match(/Not enough storage space\. The model needs 1 MB; this browser lets the page store 1 MB more/);
+    // The person frees space and clicks again: it downloads.
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+  });
+});
