@@ -5,7 +5,7 @@
 import type { AdapterStatus, AgentAdapter, AgentMessage, AgentRunRequest, AgentStreamPart, AgentToolPart, ModelChoice } from '../../chat/types.js';
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { toolCallGrammar } from './grammar.js';
-import { ModelStore } from './store.js';
+import { wasmEngine } from './engines/wasm.js';
 import { outputText, parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalModel, LocalSession } from './types.js';
 
@@ -38,7 +38,6 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   const mode = typeof options.engine === 'object' ? 'custom' : (options.engine ?? 'auto');
   const custom = typeof options.engine === 'object' ? options.engine : undefined;
   const lm: LanguageModelLike | undefined = options.languageModel ?? globalLanguageModel();
-  const store = new ModelStore(options.cacheName ?? 'agent-surface-models', options.fetch);
   const selectionKey = `${options.cacheName ?? 'agent-surface-models'}:selected:${options.id ?? 'local'}`;
 
   const entries: Entry[] = [];
@@ -61,6 +60,15 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       kind: 'prompt-api',
     });
   }
+
+  const wasm = entries.some((e) => e.kind === 'wasm')
+    ? wasmEngine({ wasmUrl: options.wasm!.wasmUrl, threads: options.wasm!.threads, cacheName: options.cacheName, fetch: options.fetch })
+    : undefined;
+  // The Prompt API's checks are a call on `LanguageModel`; its session code loads on first use.
+  const promptApi: LocalEngine | undefined = lm && {
+    check: () => promptApiAvailability(lm),
+    load: async (model, o) => (await import('./engines/prompt-api.js')).promptApiEngine(lm).load(model, o),
+  };
 
   const listeners = new Set<() => void>();
   let checked: Promise<void> | undefined;
@@ -87,19 +95,13 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   function engineFor(entry: Entry): LocalEngine | undefined {
     if (entry.kind === 'custom') return custom;
-    if (entry.kind === 'webgpu') return (globalThis.navigator as { gpu?: unknown })?.gpu ? options.webgpu : undefined;
-    return undefined;
+    if (entry.kind === 'wasm') return wasm;
+    if (entry.kind === 'prompt-api') return promptApi;
+    return (globalThis.navigator as { gpu?: unknown })?.gpu ? options.webgpu : undefined;
   }
 
   async function check(entry: Entry): Promise<EngineCheck> {
     try {
-      if (entry.kind === 'prompt-api') return await promptApiAvailability(lm!);
-      if (entry.kind === 'wasm') {
-        if (typeof WebAssembly === 'undefined' || typeof Worker === 'undefined') {
-          return { state: 'unavailable', reason: 'This browser cannot run WebAssembly in a worker.' };
-        }
-        return (await store.has(entry.model)) ? { state: 'cached' } : { state: 'needs-download', bytes: entry.model.bytes };
-      }
       const engine = engineFor(entry);
       if (!engine) {
         return { state: 'unavailable', reason: entry.kind === 'webgpu' && options.webgpu ? 'No WebGPU in this browser.' : 'No WebGPU engine was given (options.webgpu).' };
@@ -160,42 +162,17 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   };
 
   async function load(entry: Entry, signal: AbortSignal): Promise<LocalSession> {
-    const onProgress = (p: { phase: 'download' | 'load'; progress: number }) => {
-      if (!signal.aborted) set(p.phase === 'download' ? 'downloading' : 'loading', p.progress);
-    };
-    if (entry.kind === 'wasm') {
-      if (entry.check?.state !== 'cached') {
-        set('downloading', 0);
-        await store.download(entry.model, signal, (p) => onProgress({ phase: 'download', progress: p }));
-        entry.check = { state: 'cached' };
-      }
-      // From here on it is a load from disk, worded as such.
-      set('loading', 0.1);
-      const blob = await store.blob(entry.model);
-      if (!blob) {
-        entry.check = { state: 'needs-download', bytes: entry.model.bytes };
-        throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
-      }
-      set('loading', 0.3);
-      const { loadWllama } = await import('./engines/wllama.js');
-      set('loading', 0.5);
-      return loadWllama(entry.model, blob, { wasmUrl: String(options.wasm!.wasmUrl), threads: options.wasm!.threads }, signal);
-    }
-    if (entry.kind === 'prompt-api') {
-      const { promptApiEngine } = await import('./engines/prompt-api.js');
-      set(entry.check?.state === 'cached' ? 'loading' : 'downloading', 0);
-      const s = await promptApiEngine(lm!).load(entry.model, {
-        signal,
-        // A model already on the device "downloads" nothing: report its progress as a load.
-        progress: (p) => onProgress(entry.check?.state === 'cached' ? { ...p, phase: 'load' } : p),
-      });
-      entry.check = { state: 'cached' };
-      return s;
-    }
     const engine = engineFor(entry);
     if (!engine) throw new Error('This model cannot run here.');
-    set(entry.check?.state === 'cached' ? 'loading' : 'downloading', 0);
-    const s = await engine.load(entry.model, { signal, progress: onProgress });
+    const onDisk = entry.check?.state === 'cached';
+    set(onDisk ? 'loading' : 'downloading', 0);
+    const s = await engine.load(entry.model, {
+      signal,
+      progress(p) {
+        // A model already on the device downloads nothing: whatever the engine says, it is a load.
+        if (!signal.aborted) set(p.phase === 'download' && !onDisk ? 'downloading' : 'loading', p.progress);
+      },
+    });
     entry.check = { state: 'cached' };
     return s;
   }

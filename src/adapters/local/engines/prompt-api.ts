@@ -31,16 +31,20 @@ export function responseSchema(tools: readonly ToolDescriptor[], choice: Generat
   return choice === 'required' ? call : { anyOf: [reply, call] };
 }
 
-/** The constrained JSON reply as the `<tool_call>` format's text (malformed JSON passes through as text). */
+/**
+ * The constrained JSON reply as the `<tool_call>` format's text. JSON that does not parse (a reply
+ * cut off at the token limit) becomes an unterminated call, which the parser turns into words for
+ * the model instead of showing it as an answer.
+ */
 export function fromJsonReply(json: string): string {
   try {
     const v = JSON.parse(json) as { reply?: unknown; tool_call?: unknown };
     if (typeof v.reply === 'string') return v.reply;
     if (v.tool_call !== undefined) return `${CALL_OPEN}\n${JSON.stringify(v.tool_call)}\n${CALL_CLOSE}`;
   } catch {
-    // not JSON after all: the tool-call parser turns it into words for the model
+    // fall through
   }
-  return json;
+  return `${CALL_OPEN}\n${json}`;
 }
 
 export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
