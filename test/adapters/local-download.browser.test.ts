@@ -9,7 +9,7 @@ import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, reset
 let sizes: Record<string, number>;
 const tiny = (): LocalModel => ({ id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'] });
 const make = (cacheName: string, models: LocalModel[] = [tiny()]): LocalAdapter =>
-  createLocalAdapter({ models, engine: 'wasm', wasm: { wasmUrl: WASM_URL }, cacheName, maxTokens: 24, id: cacheName });
+  createLocalAdapter({ models, engine: 'wasm', wasm: { wasmUrl: WASM_URL }, cacheName, maxTokens: 96, id: cacheName, toolChoice: 'required' });
 
 const adapters: LocalAdapter[] = [];
 const track = (a: LocalAdapter) => (adapters.push(a), a);
@@ -54,10 +54,19 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     expect(seen.at(-1)).to.deep.equal({ state: 'ready' });
     expect((await hits())['tiny.gguf']).to.equal(1);
 
-    // It generates.
-    const parts = await collect(adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) }));
-    expect(parts[0]!.type).to.equal('message-start');
-    expect(parts.at(-1)).to.deep.equal({ type: 'finish', reason: 'stop' });
+    // It generates (a call the grammar forces: free text from a random byte-level model can be invalid UTF-8).
+    const parts = await collect(
+      adapter.run({
+        messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Pick one' }] }],
+        tools: [{ name: 'pick', description: 'Picks a number.', inputSchema: { type: 'object', properties: { n: { enum: [1, 2, 3] } }, required: ['n'], additionalProperties: false } }],
+        signal: new AbortController().signal,
+        callTool: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+        agent: { id: 'picker', instructions: 'Pick.', maxSteps: 1 },
+      }),
+    );
+    expect(parts.map((p) => p.type)).to.deep.equal(['message-start', 'tool-call', 'tool-result', 'step-finish', 'finish']);
+    expect([1, 2, 3]).to.include((parts[1] as { input: { n: number } }).input.n);
+    expect(parts.at(-1)).to.deep.equal({ type: 'finish', reason: 'max-steps' });
     await adapter.unload();
 
     // "Reload": a new adapter, same origin storage. The model is on this device: no download card.

@@ -6,6 +6,7 @@ import type { AdapterStatus, AgentAdapter, AgentMessage, AgentRunRequest, AgentS
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { toolCallGrammar } from './grammar.js';
 import { wasmEngine } from './engines/wasm.js';
+import { dataMarker } from '../shared/history.js';
 import { outputText, parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalModel, LocalSession } from './types.js';
 
@@ -70,6 +71,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     load: async (model, o) => (await import('./engines/prompt-api.js')).promptApiEngine(lm).load(model, o),
   };
 
+  // Untrusted tool output is handed to the model inside a block only this adapter knows the marker of.
+  const marker = dataMarker();
   const listeners = new Set<() => void>();
   let checked: Promise<void> | undefined;
   let checking = true;
@@ -293,7 +296,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       }
       const tools = req.tools; // fresh every step: the page's tools change
       const system = [req.agent?.instructions ?? '', toolsPrompt(tools)].filter(Boolean).join('\n\n');
-      const turns = toTurns([...req.messages, current], system);
+      const turns = toTurns([...req.messages, current], system, { tools, marker, maxToolOutputChars: options.maxToolOutputChars });
       const choice = step === 0 || first === 'none' ? first : 'auto';
       const visible = new VisibleText();
       const pending: string[] = [];

@@ -17,12 +17,15 @@ export type ToolChoice = 'auto' | 'required' | 'none';
 const MAX_DEPTH = 12;
 const MAX_RULES = 2000;
 
+// Character classes leave out what is not a Unicode scalar value (surrogates, code points past
+// U+10FFFF): llama.cpp's grammar would accept their byte patterns, and the engine's JSON layer
+// rejects the resulting invalid UTF-8 mid-stream.
 const BASE = String.raw`
 value ::= object | array | string | number | boolean | null
 object ::= "{" ( string ":" value ( "," string ":" value )* )? "}"
 array ::= "[" ( value ( "," value )* )? "]"
 string ::= "\"" char* "\""
-char ::= [^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
+char ::= [^"\\\x00-\x1f\uD800-\uDFFF\U00110000-\U001FFFFF] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
 integer ::= "-"? ( "0" | [1-9] [0-9]{0,15} )
 number ::= integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?
 boolean ::= "true" | "false"
@@ -204,7 +207,7 @@ export function toolCallGrammar(tools: readonly ToolDescriptor[], choice: ToolCh
   });
   lines.push(`call ::= "<tool_call>\\n" ( ${calls.join(' | ')} ) "\\n</tool_call>"`);
   lines.push(choice === 'required' ? 'root ::= call' : 'root ::= call | text');
-  lines.push('text ::= [^<\\x00] [^\\x00]*');
+  lines.push('text ::= [^<\\x00\\uD800-\\uDFFF\\U00110000-\\U001FFFFF] [^\\x00\\uD800-\\uDFFF\\U00110000-\\U001FFFFF]*');
   for (const [name, body] of rules) lines.push(`${name} ::= ${body}`);
   return lines.join('\n') + BASE;
 }

@@ -5,6 +5,7 @@
  * template (the GGUF's own, ChatML, the Prompt API's) can render them. DOM-free.
  */
 import type { AgentMessage, ToolDescriptor, ToolOutput } from '../../chat/types.js';
+import { toolText } from '../shared/history.js';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant';
@@ -54,12 +55,28 @@ export function outputText(output: ToolOutput | undefined, error?: string): stri
 
 const responseBlock = (text: string) => `<tool_response>\n${text}\n</tool_response>`;
 
+export interface TurnOptions {
+  /** The live tools: an output counts as untrusted when its tool says so or is gone from the page. */
+  tools?: readonly ToolDescriptor[];
+  /** This adapter's data marker: untrusted outputs are wrapped in a block the output cannot close. */
+  marker?: string;
+  /** Outputs are cut to this many characters (default 20 000). */
+  maxToolOutputChars?: number;
+}
+
 /**
  * The conversation as plain turns: a system turn (instructions and tools), then user and assistant
  * turns; an assistant message's tool calls stay in its turn and their results follow as one user
  * turn of `<tool_response>` blocks, so a multi-step message becomes several turn pairs.
  */
-export function toTurns(messages: readonly AgentMessage[], system: string): ChatTurn[] {
+export function toTurns(messages: readonly AgentMessage[], system: string, o: TurnOptions = {}): ChatTurn[] {
+  const result = (name: string, output: ToolOutput | undefined, error: string | undefined): string => {
+    if (!output || !o.marker) return outputText(output, error);
+    const tool = o.tools?.find((t) => t.name === name);
+    const untrusted = !tool || tool.untrustedOutput === true;
+    const text = toolText(outputText({ ...output, isError: false }), untrusted, o.marker, o.maxToolOutputChars);
+    return output.isError ? `Error: ${text}` : text;
+  };
   const turns: ChatTurn[] = [];
   if (system) turns.push({ role: 'system', content: system });
   for (const message of messages) {
@@ -83,7 +100,7 @@ export function toTurns(messages: readonly AgentMessage[], system: string): Chat
       } else if (part.type === 'tool') {
         assistant.push(renderCall(part.name, part.input));
         const settled = part.state === 'done' || part.state === 'error' || part.state === 'cancelled';
-        responses.push(responseBlock(settled ? outputText(part.output, part.error) : 'Error: the call did not finish'));
+        responses.push(responseBlock(settled ? result(part.name, part.output, part.output ? undefined : part.error) : 'Error: the call did not finish'));
       }
     }
     flush();

@@ -121,6 +121,8 @@ export interface LocalAdapterOptions {
   maxTokens?: number;
   /** Sampling temperature (default 0.2). */
   temperature?: number;
+  /** Tool outputs longer than this are cut before the model reads them (default 20 000 characters). */
+  maxToolOutputChars?: number;
   /** Cache Storage name for downloaded models (default `"agent-surface-models"`). */
   cacheName?: string;
   fetch?: typeof fetch;
