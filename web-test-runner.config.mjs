@@ -4,6 +4,7 @@ import { defaultReporter } from '@web/test-runner';
 import { summaryReporter } from './scripts/wtr-summary-reporter.mjs';
 import { offlineChunksMiddleware, testServerPlugins } from './scripts/wtr-plugins.mjs';
 import { modelsMiddleware } from './scripts/wtr-models.mjs';
+import { chatServerMiddleware } from './scripts/wtr-chat-server.mjs';
 import { POLYFILL_TEST_GLOB, webmcpPolyfillGroups } from './scripts/wtr-webmcp.mjs';
 
 process.env.CHROME_PATH ??= '/usr/bin/chromium';
@@ -37,7 +38,7 @@ export default {
   testFramework: { config: { timeout: 10000 } },
   testsFinishTimeout: 180000,
   browserStartTimeout: 60000,
-  middleware: [offlineChunksMiddleware(), modelsMiddleware()],
+  middleware: [offlineChunksMiddleware(), modelsMiddleware(), chatServerMiddleware()],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins()],
   browsers: [chromium({ webmcp: true })],
   // *.polyfill.test.ts run in a second Chromium without the WebMCP flag (the @mcp-b polyfill as host).

@@ -14,6 +14,8 @@ import { json, postEvents, type Fetch } from './shared/sse.js';
 export interface CloudAdapterOptions {
   /** The app's chat route, for example `/api/chat`. */
   endpoint: string;
+  /** The agent id to send when the run has no `req.agent` (a chat without `.agent`). */
+  agent?: string;
   fetch?: Fetch;
   /** Extra headers for the app's own server (a CSRF token, say). Cookies go as the page's fetch sends them. */
   headers?: Record<string, string>;
@@ -56,7 +58,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
     checkUrl: o.check !== false && o.endpoint,
     maxSteps: o.maxSteps,
     async *step(s, post) {
-      const body = { agent: s.agentId, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
+      const body = { agent: s.agentId ?? o.agent, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
       let ended = false;
       for await (const e of postEvents(o.endpoint, body, post)) {
         const p = json(e, who) as Record<string, unknown>;
