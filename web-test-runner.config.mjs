@@ -3,7 +3,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter } from '@web/test-runner';
 import { summaryReporter } from './scripts/wtr-summary-reporter.mjs';
 import { offlineChunksMiddleware, testServerPlugins } from './scripts/wtr-plugins.mjs';
-import { modelsMiddleware } from './scripts/wtr-models.mjs';
+import { mainThreadTracePlugin, modelsMiddleware } from './scripts/wtr-models.mjs';
 import { chatServerMiddleware } from './scripts/wtr-chat-server.mjs';
 import { POLYFILL_TEST_GLOB, webmcpPolyfillGroups } from './scripts/wtr-webmcp.mjs';
 
@@ -39,7 +39,7 @@ export default {
   testsFinishTimeout: 180000,
   browserStartTimeout: 60000,
   middleware: [offlineChunksMiddleware(), modelsMiddleware(), chatServerMiddleware()],
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins()],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins(), mainThreadTracePlugin()],
   browsers: [chromium({ webmcp: true })],
   // *.polyfill.test.ts run in a second Chromium without the WebMCP flag (the @mcp-b polyfill as host).
   groups: webmcpPolyfillGroups(() => chromium({ webmcp: false })),

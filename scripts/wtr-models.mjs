@@ -89,3 +89,45 @@ export function modelsMiddleware() {
     return undefined;
   };
 }
+
+/**
+ * `executeServerCommand('main-thread-trace', { action: 'start' | 'stop' })`: traces the test page over
+ * the DevTools protocol; `stop` returns the page's main-thread tasks that ran over 50 ms of CPU time
+ * (`tdur`), with their wall time. CPU time, unlike wall time, does not grow when a loaded machine
+ * pauses the page, so a test can hold the page to "no long task" on any machine.
+ */
+export function mainThreadTracePlugin() {
+  const traces = new WeakMap();
+  return {
+    name: 'agent-surface-main-thread-trace',
+    async executeCommand({ command, payload, session }) {
+      if (command !== 'main-thread-trace') return undefined;
+      const page = session.browser.getPage(session.id);
+      if (payload?.action === 'start') {
+        const cdp = await page.createCDPSession();
+        const events = [];
+        cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+        await cdp.send('Tracing.start', { categories: 'toplevel,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+        traces.set(page, { cdp, events });
+        return true;
+      }
+      const trace = traces.get(page);
+      if (!trace) throw new Error('main-thread-trace: stop without start');
+      traces.delete(page);
+      const complete = new Promise((resolve) => trace.cdp.once('Tracing.tracingComplete', resolve));
+      await trace.cdp.send('Tracing.end');
+      await complete;
+      await trace.cdp.detach().catch(() => {});
+      const mainThreads = new Set(
+        trace.events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+      );
+      const tasks = trace.events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && mainThreads.has(`${e.pid}:${e.tid}`));
+      return {
+        tasks: tasks.length,
+        withThreadTime: tasks.filter((e) => typeof e.tdur === 'number').length,
+        long: tasks.filter((e) => (e.tdur ?? e.dur) > 50_000).map((e) => ({ cpuMs: Math.round((e.tdur ?? e.dur) / 1000), wallMs: Math.round(e.dur / 1000) })),
+        maxCpuMs: Math.round(Math.max(0, ...tasks.map((e) => e.tdur ?? 0)) / 1000),
+      };
+    },
+  };
+}
