@@ -3,8 +3,7 @@
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import esbuild from 'rollup-plugin-esbuild';
-import { existsSync, rmSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { rmSync } from 'node:fs';
 
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds would pile up in
 // dist/ (and in the published package). Once per build, before the first output is written; dist/types
@@ -43,21 +42,6 @@ const ts = (prod) =>
     tsconfig: './tsconfig.json',
     define: prod ? { AGENT_SURFACE_PROD: 'true' } : {},
   });
-
-/**
- * The CDN file defers what a page needs only once an agent is at work. A *seam* module `x.ts` (a
- * few static re-exports the ES build links as they are) may have a sibling `x.cdn.ts` with the
- * same exports that loads the real code with `import()`: the CDN build resolves every `./x.js`
- * to `x.cdn.ts` (except from `x.cdn.ts` itself). Only seam modules have such siblings.
- */
-const cdnSeams = {
-  name: 'cdn-seams',
-  resolveId(source, importer) {
-    if (!importer || !source.startsWith('.') || !source.endsWith('.js') || importer.endsWith('.cdn.ts')) return null;
-    const swap = resolvePath(dirname(importer), source.replace(/\.js$/, '.cdn.ts'));
-    return existsSync(swap) ? swap : null;
-  },
-};
 
 /**
  * Browsers remember a failed module fetch: `import()` of the same URL fails again without asking the
@@ -108,7 +92,7 @@ export default [
     // Lazy chunks import what they share with the entry from the entry itself (extra, short-named
     // exports) instead of rollup moving the entry's code into a chunk behind a re-exporting facade.
     preserveEntrySignatures: 'allow-extension',
-    plugins: [cdnSeams, nodeResolve({ browser: true }), ts(true), retryableImports, terser(terserOptions)],
+    plugins: [nodeResolve({ browser: true }), ts(true), retryableImports, terser(terserOptions)],
     output: { dir: 'dist/cdn', format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].min.js' },
   },
 ];

@@ -1,4 +1,4 @@
-// `npm run check`: lint, type-check, custom-elements.json freshness, size budget. Runs every step and
+// `npm run check`: lint, type-check, import arrows and cycles, custom-elements.json freshness, size budget. Runs every step and
 // exits 1 if any failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +38,7 @@ function manifestFresh() {
 const steps = [
   ['lint', () => run('npx', ['eslint', 'src', 'test', 'scripts', 'bench'])],
   ['typecheck', () => run('npx', ['tsc', '-p', 'tsconfig.json'])],
+  ['arrows', () => run(process.execPath, [join(root, 'scripts/arrows.mjs')])],
   ['types build', () => run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', '.tmp/types'])],
   ['custom-elements.json', manifestFresh],
   ['size', () => run(process.execPath, [join(root, 'scripts/size.mjs')])],

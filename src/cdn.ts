@@ -1,8 +1,73 @@
-/** The CDN entry: everything browser-side (core, elements, WebMCP), lit bundled. */
-export * from './index.js';
-// The elements, their events and contexts; the CDN build leaves out the input-formatting helpers
-// (see elements/format-exports.ts).
-export * from './elements/index.js';
+/**
+ * The CDN entry: everything browser-side (core, elements, WebMCP), lit bundled, the chat apart. It
+ * runs the very modules the npm entries do; what it leaves out is only what a page would download
+ * for nothing (each with the reason below), and `test/core/entries.test.ts` holds this list to the
+ * npm entries' lists, so an export added there and forgotten here fails a test.
+ */
+export type * from './core/types.js';
+export { AgentSurfaceError, AgentSurfaceDefinitionError, DEFAULT_RETRY, errorPayload, isAgentSurfaceError } from './core/errors.js';
+export { parseCapabilityId, isCanonicalCapabilityId, isCapabilityId, MAX_CAPABILITY_ID_LENGTH } from './core/capability-id.js';
+export type { CapabilityIdParse, CapabilityIdProblem } from './core/capability-id.js';
+export { canonicalJson, checkJson, isJsonValue, jsonPointer, CanonicalJsonError } from './core/canonical-json.js';
+export type { JsonCheck, JsonCheckOptions, JsonProblem, JsonProblemCode } from './core/canonical-json.js';
+export {
+  normalizeContract,
+  tryNormalizeContract,
+  checkContract,
+  assertContract,
+  defineContract,
+  contractCanonicalJson,
+  defaultInputSchema,
+  CAPABILITY_KINDS,
+  CAPABILITY_EFFECTS,
+  OBSERVATION_EFFECTS,
+  CONFIRMATION_REQUIREMENTS,
+  CAPABILITY_CONCURRENCIES,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_SCHEMA_BYTES,
+  MAX_SCHEMA_DEPTH,
+} from './core/contract.js';
+export type { ContractProblem } from './core/contract.js';
+export { isContractToken, CONTRACT_TOKEN_PREFIX } from './core/token.js';
+export { createCompilerAuthority, devAuthority, createInterpreterValidator, MANIFEST_FORMAT, DEV_TOKEN } from './core/authority.js';
+export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/authority.js';
+export { createAgentSurfaceRegistry } from './core/registry.js';
+export { DEFAULT_LIMITS } from './core/registry-core.js';
+export { matchesScope, compileScope } from './core/scope.js';
+export type { ScopeMatcher } from './core/scope.js';
+export { encodeWireName, decodeWireName, assignWireNames, WIRE_NAME_PATTERN, WIRE_NAME_MAX_LENGTH } from './core/wire-names.js';
+export type { WireNameEntry } from './core/wire-names.js';
+export { createAgentToolset, describeCapability, renderCapabilityState } from './core/toolset.js';
+export { META_TOOL_SCHEMAS, META_TOOL_DESCRIPTIONS } from './core/meta-tools.js';
+export type { MetaToolName } from './core/meta-tools.js';
+export { toToolResult } from './core/tool-result.js';
+export { createAgentExposureGateway } from './core/gateway.js';
+// Left out: the declaration helpers the compiler shares (`contractFromDeclaration` and the rest of
+// core/declaration.ts). In a page they are `<agent-capability>`'s markup reader's internals, which
+// load with the first element that needs them. Types cost nothing.
+export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from './core/declaration.js';
+
+// The elements (define.ts defines them on import), their events and contexts.
+export { defineAgentElements } from './elements/define.js';
+export { AgentSurfaceElement } from './elements/agent-surface.js';
+export { AgentViewElement } from './elements/agent-view.js';
+export { AgentCapabilityElement } from './elements/agent-capability.js';
+export { AgentConfirmElement } from './elements/agent-confirm.js';
+export { allowFramedApprovals } from './elements/approval-config.js';
+export { AgentWebMcpElement, type AgentWebMcpStatus } from './elements/agent-webmcp.js';
+export { registryContext, viewContext, type AgentViewContextValue } from './elements/context.js';
+export {
+  AgentCapabilityRefusedEvent,
+  AgentConfirmationEvent,
+  AgentInvocationEvent,
+  AgentInvokeEvent,
+  AgentSurfaceChangedEvent,
+  type AgentInvokeDetail,
+} from './elements/events.js';
+// Left out: the input-formatting helpers for custom approval UIs (`formatInput`, `describeEffect`,
+// `formatRemaining`). In a page only the approval dialog uses them, and its lazy chunk carries them.
+export type { FormattedEntry, FormattedInput } from './elements/format-input.js';
+
 // Everything `agent-surface-kit/webmcp` exports, but the adapter and the tool source load on first
 // use (lazy chunks beside this file, shared with <agent-webmcp>'s own import of the adapter).
 export { createWebMcpAdapter, createWebMcpSource } from './webmcp/lazy.js';

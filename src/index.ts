@@ -39,7 +39,8 @@ export {
 export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/authority.js';
 
 // -- registry (issue 3) --
-export { createAgentSurfaceRegistry, DEFAULT_LIMITS } from './core/registry.js';
+export { createAgentSurfaceRegistry } from './core/registry.js';
+export { DEFAULT_LIMITS } from './core/registry-core.js';
 export { matchesScope, compileScope } from './core/scope.js';
 export type { ScopeMatcher } from './core/scope.js';
 
@@ -52,5 +53,13 @@ export type { MetaToolName } from './core/meta-tools.js';
 export { toToolResult } from './core/tool-result.js';
 export { createAgentExposureGateway } from './core/gateway.js';
 
-// -- declarations shared by the elements and the compiler (issue 5); not in the CDN file --
-export * from './core/declaration-exports.js';
+// -- declarations shared by the elements and the compiler (issue 5) --
+export {
+  CONTRACT_ATTRIBUTES,
+  SCHEMA_SCRIPT_TYPE,
+  contractFromDeclaration,
+  declarationId,
+  normalizeDescription,
+  schemaTextsFromScripts,
+} from './core/declaration.js';
+export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from './core/declaration.js';

@@ -9,7 +9,7 @@
  *   validates with `@cfworker/json-schema`, imported lazily (an interpreter: also CSP-safe).
  */
 import { canonicalJson, checkJson, jsonPointer } from './canonical-json.js';
-import { deepFreeze, lazyModule } from './util.js';
+import { MAX_VALIDATION_ISSUES, deepFreeze, lazyModule } from './util.js';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,
@@ -39,9 +39,6 @@ import type {
 } from './types.js';
 
 export const MANIFEST_FORMAT = 'agent-surface-kit/manifest@1';
-
-/** At most this many issues are reported per validation: enough to fix the input, bounded in size. */
-export const MAX_VALIDATION_ISSUES = 50;
 
 export type UnauthorizedReason =
   'missing-token' | 'unknown-token' | 'token-of-another-contract' | 'contract-differs';

@@ -1,8 +1,8 @@
 /**
  * The execution side of `createAgentExposureGateway`: what a standalone tool's `execute` runs (input
  * checks as the registry makes them, the handler under a deadline and the caller's signal, output
- * checks, result shaping). Reached through the seam toolset-exec.ts (a lazy chunk of the CDN file;
- * linked in the ES build). Admission and the tool objects are in gateway.ts.
+ * checks, result shaping). Loaded with the rest of the execution side by toolset-exec.ts (an
+ * `import()` of tool-execution.ts). Admission and the tool objects are in gateway.ts.
  */
 import { checkJson } from './canonical-json.js';
 import { errorPayload, isAgentSurfaceError } from './errors.js';

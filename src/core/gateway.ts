@@ -9,7 +9,7 @@
  * contract that requires confirmation is refused here; register it in a registry instead.
  *
  * Admission and the tool objects are here; what `execute` runs is in gateway-calls.ts, reached through
- * the seam toolset-exec.ts (a lazy chunk of the CDN file).
+ * toolset-exec.ts, which loads it with `import()` when the first gateway or toolset is created.
  */
 import { AgentSurfaceDefinitionError } from './errors.js';
 import type { GatewayToolSpec } from './gateway-calls.js';

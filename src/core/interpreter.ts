@@ -5,7 +5,7 @@
  */
 import { Validator } from '@cfworker/json-schema';
 import { jsonPointer } from './canonical-json.js';
-import { MAX_VALIDATION_ISSUES } from './authority.js';
+import { MAX_VALIDATION_ISSUES } from './util.js';
 import type { JsonSchema, JsonValue, ValidationIssue, ValidationOutcome } from './types.js';
 
 const VALID: ValidationOutcome = Object.freeze({ valid: true });

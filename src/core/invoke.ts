@@ -8,14 +8,15 @@
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
-import type { ConfirmationBinding, ConfirmationRecord } from './confirmations.js';
+import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
+import type { ConfirmationBinding } from './confirmations.js';
 import { isSignal } from './util.js';
-import { RunningCalls, type RunningCall } from './running.js';
+import { RunningCalls, type AbortCode, type RunningCall } from './running.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
 import { IdempotencyEntry, IdempotencyStore, sameInput } from './idempotency.js';
 import { acquireSlot, leaveQueue, releaseSlot, type QueueWaiter } from './queue.js';
-import type { Registration, RegistryCore } from './registry.js';
+import type { Registration, RegistryCore } from './registry-core.js';
 import { discoverable } from './snapshot.js';
 import type {
   AgentConsumer,
@@ -45,13 +46,17 @@ const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'e
 const now = (): number => Date.now();
 const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
 
-export type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
-
 const ABORT_MESSAGES: Record<AbortCode, string> = {
   TIMEOUT: 'did not finish in time',
   CANCELLED: 'was cancelled by its caller',
   COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
 };
+
+/**
+ * The registry's calls in progress. Only the pipeline creates them, so what the registry holds
+ * (typed there by what the registry needs) is this class.
+ */
+const runningCalls = (core: RegistryCore): RunningCalls => (core.running ??= new RunningCalls(core.ordered)) as RunningCalls;
 
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
 export class Invocation {
@@ -186,7 +191,7 @@ export class Execution implements RunningCall {
 
   #end(): void {
     this.#settled = true;
-    this.#core.running!.delete(this);
+    runningCalls(this.#core).delete(this);
     this.#inv.signal?.removeEventListener('abort', this);
     this.#resolve();
   }
@@ -229,7 +234,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
     if (result === undefined) {
       // 1. Idempotency
       const t = now();
-      // Built on the first call (the CDN build loads the store with this module).
+      // Built on the first call: the store comes with this module.
       const store = (core.idempotency ??= new IdempotencyStore(core.limits.idempotencyEntries, core.limits.idempotencyTtlMs));
       const previous = store.get(inv.consumer!.id, inv.invocationId, t);
       if (previous !== undefined) {
@@ -283,6 +288,8 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
               { queueDepth: core.limits.queueDepth },
             );
           } else {
+            // A queued call must end if its registration goes: the registry stops it through these.
+            runningCalls(core);
             result = await waitInQueue(core, inv, slot);
             if (result === undefined) inv.holdsSlot = true;
           }
@@ -613,7 +620,7 @@ function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
   };
   const store = core.confirmations;
   if (inv.confirmationId === undefined) {
-    const record = store.request(binding);
+    const record = requestConfirmation(store, binding);
     if (record === undefined) {
       return failure(
         core,
@@ -625,7 +632,7 @@ function confirm(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
     }
     return confirmationRequired(core, inv, record);
   }
-  const check = store.check(inv.confirmationId, binding);
+  const check = checkConfirmation(store, inv.confirmationId, binding);
   if (check.ok) {
     inv.approval = check.record;
     return undefined;
@@ -691,7 +698,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   if (!reg.active) return unmounted(core, inv);
   const signal = inv.signal;
   if (signal !== undefined && signal.aborted) return cancelled(core, inv);
-  if (inv.approval !== undefined && !core.confirmations.consume(inv.approval)) return confirmationInvalid(core, inv, 'expired');
+  if (inv.approval !== undefined && !consumeConfirmation(core.confirmations, inv.approval)) return confirmationInvalid(core, inv, 'expired');
   const ctx = new HandlerContext(inv);
   inv.ctx = ctx;
   inv.started = true;
@@ -712,7 +719,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
     return undefined;
   }
   const execution = new Execution(core, inv, now() + reg.info.contract.timeoutMs);
-  (core.running ??= new RunningCalls()).add(execution);
+  runningCalls(core).add(execution);
   if (signal !== undefined) signal.addEventListener('abort', execution);
   if (!reg.active) execution.abort('COMPONENT_UNMOUNTED');
   try {

@@ -1,7 +1,7 @@
 /**
  * The execution side of meta mode: what `surface_discover`, `surface_read` and `surface_act` do
  * once an agent calls them (envelope checks, discovery payloads under a budget, input repair).
- * Reached through the seam toolset-exec.ts (a lazy chunk of the CDN file; linked in the ES build).
+ * Loaded with the rest of the execution side by toolset-exec.ts (an `import()` of tool-execution.ts).
  * The tools themselves, their constant schemas and the scope syntax are in meta-tools.ts.
  */
 import { jsonPointer, utf8Length } from './canonical-json.js';

@@ -136,7 +136,7 @@ export interface MetaHost extends ToolCallState {
 
 /**
  * The three meta tools of one toolset. Their schemas and descriptions never change; `call` runs a
- * verb (meta-calls.ts through the toolset-exec.ts seam).
+ * verb (meta-calls.ts, reached through toolset-exec.ts).
  */
 export function createMetaTools(
   call: (name: MetaToolName, args: unknown, call: AgentToolCall | undefined) => Promise<AgentInvocationResult>,

@@ -1,33 +1,34 @@
 /**
- * The calls in progress whose handler returned a pending promise, and how the registry ends them
- * (and the queued ones) when a registration goes away. The registry reaches `stopCalls` through
- * the pipeline's seam: in the CDN build this module loads with the pipeline, as no call can run or
- * wait before it has.
+ * The calls in progress: those whose handler returned a pending promise, with one timer for their
+ * timeouts, and the queued ones. Part of the invoke pipeline's module graph: the registry reaches
+ * them only through `RegistryCore.running` (typed there by what it needs), which the pipeline
+ * fills on its first call, so no call can run or wait before this module has loaded.
  */
-import type { AbortCode } from './invoke.js';
-import { drainQueue } from './queue.js';
-import type { Registration, RegistryCore } from './registry.js';
+import { drainQueue, type SerialSlot } from './queue.js';
+
+/**
+ * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
+ * timers (running calls, confirmation waits) hold it only while someone awaits what they end, so
+ * a forgotten registry never does. Browsers' timers have neither method.
+ */
+export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
+  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
+}
+
+/** Why a running call is ended early. */
+export type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
 
 /** What the list needs of a call (invoke.ts's `Execution`). */
 export interface RunningCall {
   readonly deadline: number;
-  readonly registration: Registration;
+  /** The registration the call runs on, compared by identity only. */
+  readonly registration: object;
   prev: RunningCall | undefined;
   next: RunningCall | undefined;
   abort(code: AbortCode): void;
 }
 
 const now = (): number => Date.now();
-
-/**
- * Whether a timer keeps a Node process alive (`ref`) or lets it exit (`unref`): the registry's
- * timers (running calls, confirmation waits) hold it only while someone awaits what they end, so
- * a forgotten registry never does. Browsers' timers have neither method. Here rather than in
- * util.ts: only the pipeline's chunk needs it.
- */
-export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold: boolean): void {
-  (timer as { ref?(): void; unref?(): void } | undefined)?.[hold ? 'ref' : 'unref']?.();
-}
 
 /**
  * The calls whose handler returned a pending promise, in a linked list, with one timer for all
@@ -37,10 +38,27 @@ export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold:
  * keeps a process alive.
  */
 export class RunningCalls {
+  /** The registry's registrations (its live list), whose queues `stop()` drains on dispose. */
+  readonly #registrations: readonly SerialSlot[];
   #head: RunningCall | undefined = undefined;
   #size = 0;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   #armedFor = Infinity;
+
+  constructor(registrations: readonly SerialSlot[]) {
+    this.#registrations = registrations;
+  }
+
+  /**
+   * Ends the running and queued calls of a registration that went away, or of every registration
+   * (the registry is being disposed; the list is then dropped with its timer).
+   */
+  stop(registration?: SerialSlot): void {
+    this.abort('COMPONENT_UNMOUNTED', registration);
+    if (registration !== undefined) return drainQueue(registration, 'COMPONENT_UNMOUNTED');
+    for (const r of this.#registrations) drainQueue(r, 'COMPONENT_UNMOUNTED');
+    this.dispose();
+  }
 
   add(execution: RunningCall): void {
     const head = this.#head;
@@ -63,7 +81,7 @@ export class RunningCalls {
   }
 
   /** Ends the running calls of one registration (it is going away), or of all with none given. */
-  abort(code: AbortCode, registration?: Registration): void {
+  abort(code: AbortCode, registration?: object): void {
     for (const e of this.#list()) if (registration === undefined || e.registration === registration) e.abort(code);
   }
 
@@ -101,17 +119,4 @@ export class RunningCalls {
     }
     if (next !== Infinity) this.#arm(next);
   }
-}
-
-
-/**
- * Ends the running and queued calls of a registration that went away, or of every registration
- * (the registry is being disposed; its running list is then dropped with its timer).
- */
-export function stopCalls(core: RegistryCore, registration?: Registration): void {
-  const running = core.running;
-  running?.abort('COMPONENT_UNMOUNTED', registration);
-  if (registration !== undefined) return drainQueue(registration, 'COMPONENT_UNMOUNTED');
-  for (const r of core.ordered) drainQueue(r, 'COMPONENT_UNMOUNTED');
-  running?.dispose();
 }

@@ -1,7 +1,7 @@
 /**
  * The execution side of a toolset: what runs inside a tool's `execute` once an agent calls it.
  * One call through `registry.invoke` with the toolset's confirmation mode, and a direct tool's call.
- * Reached through the seam toolset-exec.ts (a lazy chunk of the CDN file; linked in the ES build).
+ * Loaded with the rest of the execution side by toolset-exec.ts (an `import()` of tool-execution.ts).
  */
 import { canonicalJson } from './canonical-json.js';
 import { errorPayload } from './errors.js';

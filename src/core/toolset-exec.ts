@@ -1,12 +1,92 @@
 /**
- * How the tool projections reach their execution side: what a toolset's or a gateway's tool runs
- * once an agent calls it. The ES build links it statically; the CDN build swaps this module for
- * `toolset-exec.cdn.ts` (rollup.config.js, the `*.cdn.ts` convention), which loads it as a chunk
- * beside the entry file. Both have the same exports.
+ * How the tool projections reach their execution side (`tool-execution.ts`): a real `import()` in
+ * every build, started when the first toolset or gateway is created, so a page pays for it only
+ * where tools are projected, and an agent's first call rarely waits for it. Once loaded, calls go
+ * straight to it; `tools()` and the catalog never need it.
+ * A tool's `execute` keeps its contract: it never rejects. If the chunk cannot be loaded (the
+ * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "load-failed"`, retry
+ * `after-delay`), runs nothing, and the next call tries again.
  */
-export { callDirect } from './toolset-calls.js';
-export { callMetaTool } from './meta-calls.js';
-export { callGatewayTool } from './gateway-calls.js';
+import { issueError } from './dev.js';
+import { errorPayload } from './errors.js';
+import type { GatewayToolSpec } from './gateway-calls.js';
+import type { MetaHost, MetaToolName } from './meta-tools.js';
+import type { DirectTarget, ToolCallState } from './toolset-calls.js';
+import { callInvocationId, failedCall } from './toolset-common.js';
+import { lazyModule } from './util.js';
+import type { AgentInvocationResult, AgentToolCall } from './types.js';
 
-/** Nothing to prepare: the execution side is already linked. */
-export function prepareToolExecution(): void {}
+type Execution = typeof import('./tool-execution.js');
+
+const execution = lazyModule<Execution>(() => import('./tool-execution.js'));
+
+export function prepareToolExecution(): void {
+  // Started now, awaited by the first call; a failure here is reported by that call.
+  execution.load().catch(() => {});
+}
+
+/**
+ * The answer of a call that could not reach the execution chunk. The agent may try again later (the
+ * next call loads again); the page author sees the loader's error on the console, once.
+ */
+function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVersion: string): AgentInvocationResult {
+  issueError('tool-execution-unavailable', 'load', `the tool execution chunk did not load: ${String(error)}`);
+  let invocationId = '';
+  try {
+    invocationId = callInvocationId(call);
+  } catch {
+    // A hostile getter on the call: the result carries no id.
+  }
+  return failedCall(
+    errorPayload(
+      'EXECUTION_FAILED',
+      "The call did not run: the page could not load the kit's tool execution code. Try again later.",
+      { reason: 'load-failed' },
+      'after-delay',
+    ),
+    invocationId,
+    surfaceVersion,
+  );
+}
+
+/**
+ * Runs `go` on the execution chunk: at once when it is loaded, else once it loads, or answers
+ * `unavailable` (with the surface version read when the load failed) if it cannot.
+ */
+function run(
+  go: (m: Execution) => Promise<AgentInvocationResult>,
+  call: AgentToolCall | undefined,
+  surfaceVersion: () => string,
+): Promise<AgentInvocationResult> {
+  const loaded = execution.module;
+  return loaded
+    ? go(loaded)
+    : execution.load().then(go, (error: unknown) => unavailable(error, call, surfaceVersion()));
+}
+
+export function callDirect(
+  state: ToolCallState,
+  target: DirectTarget,
+  name: string,
+  input: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  return run((m) => m.callDirect(state, target, name, input, call), call, () => state.registry.surfaceVersion);
+}
+
+export function callMetaTool(
+  host: MetaHost,
+  name: MetaToolName,
+  args: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  return run((m) => m.callMetaTool(host, name, args, call), call, () => host.registry.surfaceVersion);
+}
+
+export function callGatewayTool(
+  spec: GatewayToolSpec,
+  input: unknown,
+  call: AgentToolCall | undefined,
+): Promise<AgentInvocationResult> {
+  return run((m) => m.callGatewayTool(spec, input, call), call, () => spec.surfaceVersion);
+}

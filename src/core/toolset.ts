@@ -6,8 +6,8 @@
  * `registry.invoke`, with `registry.confirmations` for the person's decision.
  *
  * This module is the catalog side, all synchronous. What a tool's `execute` runs (confirmation
- * handling, the meta verbs) is reached through the seam toolset-exec.ts: linked in the ES build, a
- * lazy chunk of the CDN file, fetched when the first toolset is created.
+ * handling, the meta verbs) is reached through toolset-exec.ts, which loads it with `import()` when
+ * the first toolset is created.
  *
  * Cost model: `tools()` is memoized on `registry.surfaceVersion` (one string compare when nothing
  * changed). A surface change costs a toolset nothing until someone asks: nobody listens to the

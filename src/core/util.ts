@@ -1,5 +1,11 @@
 /** Small helpers shared across core modules (kept apart so projections don't pull in the registry). */
 
+/**
+ * At most this many issues are reported per validation (by the compiled validators and by the
+ * interpreter alike): enough to fix the input, bounded in size.
+ */
+export const MAX_VALIDATION_ISSUES = 50;
+
 /** Whether `value` behaves as an AbortSignal (duck-typed: signals may come from another realm). */
 export function isSignal(value: unknown): value is AbortSignal {
   try {

@@ -18,7 +18,7 @@ import type {
 import { ensureContextRoot, registryContext, viewContext } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
-import { REPORTS_OWN_REFUSALS } from '../core/registry.js';
+import { REPORTS_OWN_REFUSALS } from '../core/registry-core.js';
 import { connectedCapabilities } from './settling.js';
 import { eventParent } from './tree-order.js';
 
@@ -142,7 +142,7 @@ export class AgentCapabilityElement extends ReactiveElement {
   /** The refused declaration, so the same one is not refused (and logged) again. */
   #refusal: { registry: AgentSurfaceRegistry; key: string } | undefined;
   #waitingForParse = false;
-  /** Set while the CDN build's markup reader loads for this element (see declared.cdn.ts). */
+  /** Set while the markup reader loads for this element (see declared.ts). */
   #readerWait: Promise<void> | undefined;
 
   /** The current registration's id, or `undefined` while not registered. */
@@ -180,7 +180,7 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   /**
    * Settles once this element has registered, been refused or found nothing to register with: it also
-   * waits for the end of parsing (schema scripts may follow), the CDN build's markup reader, and the
+   * waits for the end of parsing (schema scripts may follow), the markup reader (loaded on first need), and the
    * registration batch at the end of the microtask (queued before this continuation runs).
    */
   protected override async getUpdateComplete(): Promise<boolean> {
@@ -222,7 +222,7 @@ export class AgentCapabilityElement extends ReactiveElement {
     if (!contract) {
       const read = declaredContractReader();
       if (!read) {
-        // The CDN build's markup reader is still on its way: register once it is here.
+        // The markup reader is still on its way (the first elements on a page): register once it is here.
         this.#release();
         this.#readerWait ??= declaredContractLoaded().then((loaded) => {
           this.#readerWait = undefined;

@@ -89,8 +89,8 @@ export class AgentSurfaceElement extends ReactiveElement {
   /**
    * Settles once this surface and every `<agent-capability>` inside it at the time (shadow roots of
    * components included) have registered or been refused. Await it after setting `.authority`
-   * before reading `toolset(…).tools()`: a registration can wait for the end of parsing or, in the
-   * CDN build, for a chunk.
+   * before reading `toolset(…).tools()`: a registration can wait for the end of parsing or, the
+   * first ones on a page, for the markup reader's module.
    */
   protected override async getUpdateComplete(): Promise<boolean> {
     const complete = await super.getUpdateComplete();

@@ -133,7 +133,7 @@ export class AgentWebMcpElement extends ReactiveElement {
       try {
         // The adapter and the stop-and-start loaded on first start, so pages that only use the other
         // elements never download them.
-        await (await import('../webmcp/adapter.js')).restartAgentWebMcp(this, previous, registry, signal, (adapter, starting) => {
+        await (await import('./webmcp-restart.js')).restartAgentWebMcp(this, previous, registry, signal, (adapter, starting) => {
           this.#adapter = adapter;
           this.#starting = starting;
         });

@@ -4,11 +4,10 @@
  * element never fetch it, and the elements entry stays small. It is the only element code that
  * uses lit-html (through `lit/html.js`, not `lit`, so LitElement stays out of the chunk too).
  */
-import { adoptStyles, unsafeCSS, type ReactiveController } from '@lit/reactive-element';
+import { adoptStyles, unsafeCSS, type ReactiveController, type ReactiveControllerHost } from '@lit/reactive-element';
 import { html, nothing, render } from 'lit/html.js';
 import { issueError, issueWarning, DEV_MODE } from '../core/dev.js';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../core/types.js';
-import type { AgentConfirmElement } from './agent-confirm.js';
 import { ApprovalGuard, framingRefusal } from './approval-guard.js';
 import { describeEffect, formatInput, formatRemaining } from './format-input.js';
 
@@ -25,6 +24,16 @@ export type ConfirmDialogPort = () => { registry: AgentSurfaceRegistry; fromScri
  * second dialog on top of the page's own. A dialog the page's script bound (`.registry`) is always shown.
  */
 const contextDialogs = new WeakMap<AgentSurfaceRegistry, ConfirmDialog>();
+
+/**
+ * The element the dialog lives in (`<agent-confirm>`), by what the dialog uses of it: the element
+ * loads the dialog, never the reverse.
+ */
+export interface ConfirmDialogHost extends ReactiveControllerHost, Pick<HTMLElement, 'isConnected' | 'ownerDocument'> {
+  readonly renderRoot: HTMLElement | DocumentFragment;
+  /** Milliseconds a freshly shown request ignores clicks. */
+  readonly activationDelay: number;
+}
 
 /**
  * @internal A constant, given to `unsafeCSS` rather than the `css` tag so that neither this chunk nor
@@ -159,7 +168,7 @@ export class ConfirmDialog implements ReactiveController {
   private _connection: AbortController | undefined;
 
   constructor(
-    private readonly host: AgentConfirmElement,
+    private readonly host: ConfirmDialogHost,
     private readonly port: ConfirmDialogPort,
   ) {
     this._guard = new ApprovalGuard({ delay: () => host.activationDelay, onChange: () => host.requestUpdate() });

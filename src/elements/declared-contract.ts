@@ -1,7 +1,7 @@
 /**
  * Reads an `<agent-capability>`'s contract from its markup: the contract attributes and its schema
  * scripts, through the same declaration rules the compiler applies to the same markup, so a token the
- * compiler wrote for it matches. In the CDN build this module is a chunk (see declared.cdn.ts).
+ * compiler wrote for it matches. Loaded with `import()` by the first element that needs it (declared.ts).
  */
 import {
   CONTRACT_ATTRIBUTES,

@@ -16,5 +16,5 @@ export {
   AgentSurfaceChangedEvent,
   type AgentInvokeDetail,
 } from './events.js';
-// Not in the CDN file (see format-exports.ts).
-export * from './format-exports.js';
+// For custom approval UIs.
+export { describeEffect, formatInput, formatRemaining, type FormattedEntry, type FormattedInput } from './format-input.js';

@@ -6,16 +6,16 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgentSurfaceRegistry, ToolsetMode } from '../core/types.js';
-import { MCP_COMMAND, MCP_DETAILS, MCP_OPTIONS } from './command.js';
+import { MCP_DETAILS, MCP_OPTIONS, MCP_SYNOPSIS } from './command-help.js';
 import { serveMcpHttp } from './http.js';
 import { serveMcpStdio } from './stdio.js';
 import type { McpConfirmationMode, McpHttpOptions } from './types.js';
 
-/** `agent-surface mcp --help` as the command table prints it (its text lives in command.ts). */
+/** `agent-surface mcp --help` as the command table prints it (its text lives in command-help.ts). */
 function usage(): string {
   const width = Math.max(...MCP_OPTIONS.map((o) => o.flag.length));
   return [
-    `Usage: agent-surface mcp ${MCP_COMMAND.synopsis}`,
+    `Usage: agent-surface mcp ${MCP_SYNOPSIS}`,
     '',
     MCP_DETAILS,
     '',

@@ -1,41 +1,16 @@
 /**
  * The `agent-surface mcp` entry of the CLI's command table (src/compiler/cli.ts): its help, and a
  * `run` that loads the command itself (src/mcp/cli.ts, the SDK behind it) only when it is used.
- * No imports, so the compiler's command line pays nothing for it.
+ * It imports only its help text (command-help.ts), so the compiler's command line pays nothing more.
  */
-export const MCP_DETAILS = `Serves the registry that <module> exports (named export "registry" or the default export: a
-registry, or a function that returns one) as an MCP server: over stdio by default, for clients that
-spawn this command (stdout is the protocol's; messages go to stderr), or over Streamable HTTP with
---http, on loopback unless --host says otherwise (then --token-env is required).`;
+import { MCP_DETAILS, MCP_OPTIONS, MCP_SYNOPSIS } from './command-help.js';
 
-export const MCP_OPTIONS: ReadonlyArray<{ flag: string; help: string }> = [
-  { flag: '--http', help: 'serve Streamable HTTP instead of stdio' },
-  { flag: '--port <n>', help: 'HTTP port (default 0: any free port, printed on stderr)' },
-  { flag: '--host <host>', help: 'HTTP host (default 127.0.0.1)' },
-  { flag: '--path <path>', help: 'HTTP endpoint path (default /mcp)' },
-  { flag: '--allow-origin <origin>', help: 'a browser origin allowed to call the HTTP server (repeatable)' },
-  {
-    flag: '--token-env <VAR>',
-    help: 'require "Authorization: Bearer <token>", the token read from environment variable VAR',
-  },
-  { flag: '--stateless', help: 'HTTP without sessions (confirmations are then two-phase)' },
-  { flag: '--mode <direct|meta>', help: 'one tool per capability (default), or the three meta tools' },
-  { flag: '--scope <prefix>', help: 'expose only capabilities under this prefix (repeatable)' },
-  {
-    flag: '--consumer <id>',
-    help: 'the consumer id policies and confirmations see (default mcp-stdio / mcp-http)',
-  },
-  {
-    flag: '--confirmations <elicit|wait|two-phase>',
-    help: 'how a call that needs approval is completed (default elicit)',
-  },
-];
+export { MCP_DETAILS, MCP_OPTIONS };
 
 export const MCP_COMMAND = {
   name: 'mcp',
   summary: 'serve a module’s registry to MCP clients (stdio, or Streamable HTTP)',
-  synopsis:
-    '<module> [--http [--port N] [--host H] [--allow-origin O]… [--token-env VAR]] [--mode direct|meta] [--scope P]…',
+  synopsis: MCP_SYNOPSIS,
   details: MCP_DETAILS,
   options: MCP_OPTIONS,
   async run(argv: readonly string[]): Promise<number> {

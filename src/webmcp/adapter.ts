@@ -22,7 +22,6 @@ import { annotationsFor, type ContractHints } from './annotations.js';
 import { detectModelContext, modelContextShape } from './detect.js';
 import { AgentWebMcpConflictEvent } from './events.js';
 import { createToolSync, type HostRefusal, type ToolSpec, type ToolSync } from './host-sync.js';
-import type { AgentWebMcpElement } from '../elements/agent-webmcp.js';
 import type {
   ModelContextExecuteOptions,
   ModelContextShape,
@@ -483,60 +482,4 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
     },
   };
   return adapter;
-}
-
-/**
- * @internal `<agent-webmcp>`'s restart, in this module so the element's file (and the CDN entry) carry
- * only its bookkeeping. Stops the `previous` adapter, then creates one from the element's properties
- * (a bad option throws, for the element to report), hands it to `adopt` before anything can observe
- * it, starts it and reflects the outcome in `status`, unless `signal` (a newer configuration) aborted.
- */
-export async function restartAgentWebMcp(
-  el: AgentWebMcpElement,
-  previous: WebMcpAdapter | undefined,
-  registry: AgentSurfaceRegistry | undefined,
-  signal: AbortSignal,
-  adopt: (adapter: WebMcpAdapter, starting: Promise<void>) => void,
-): Promise<void> {
-  if (previous) {
-    await previous.stop();
-    if (!signal.aborted) el.status = 'stopped';
-  }
-  if (!registry) return;
-  if (signal.aborted) {
-    // A reconfiguration while the module loaded took over: it found no adapter to stop, so start
-    // none (and say `stopped`, as if this one had started and been stopped at once). After a stop,
-    // the newer configuration speaks for itself.
-    if (!previous) el.status = 'stopped';
-    return;
-  }
-  const options: WebMcpAdapterOptions = { eventTarget: el };
-  if (el.toolPrefix) options.prefix = el.toolPrefix;
-  if (el.confirmationTtl != null) options.confirmationTtlMs = el.confirmationTtl;
-  if (el.modelContext !== undefined) options.modelContext = el.modelContext;
-  if (el.exposeCapability) options.exposeCapability = el.exposeCapability;
-  if (el.confirm) options.confirm = el.confirm;
-  const adapter = createWebMcpAdapter(options);
-  el.status = 'starting';
-  // `scope="devices, view:settings"` or space-separated: a list of scope entries.
-  const scope = el.scope ? el.scope.split(/[\s,]+/).filter(Boolean) : [];
-  const started = adapter.start({
-    registry,
-    consumer: { id: el.consumer || 'webmcp', kind: 'webmcp' },
-    ...(scope.length ? { snapshotContext: { scope } } : {}),
-  });
-  // Not awaited by the element's queue: a reconfiguration queued meanwhile stops this adapter
-  // without waiting for the first registrations to finish (stop() voids a start in progress).
-  adopt(
-    adapter,
-    started.then(
-      () => {
-        if (!signal.aborted && adapter.status !== 'idle') el.status = adapter.status;
-      },
-      (error: unknown) => {
-        console.error('[agent-surface-kit WEBMCP_START] <agent-webmcp> failed to start:', error);
-        if (!signal.aborted) el.status = 'error';
-      },
-    ),
-  );
 }

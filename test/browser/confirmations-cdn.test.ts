@@ -1,6 +1,7 @@
-// registry.confirmations and the idempotency store through dist/cdn/agent-surface.min.js, where
-// both stores come with the invoke pipeline's lazy chunk (src/core/pipeline.cdn.ts): before that
-// chunk is there a registry holds stand-ins, which must answer and hand over without a seam.
+// registry.confirmations and the idempotency store through dist/cdn/agent-surface.min.js, where the
+// invoke pipeline (with the idempotency store) is a lazy chunk (src/core/registry.ts imports
+// invoke.ts): before that chunk is there a registry's confirmation store, the real one from the
+// start, answers as an empty store, and the first call waits for the pipeline.
 // `node scripts/test.mjs` builds dist/ before running this file (its name ends with cdn.test.ts).
 import { expect, waitUntil } from '@open-wc/testing';
 import { sendMouse } from '@web/test-runner-commands';
@@ -26,7 +27,7 @@ function pipelineChunks(win: Window): string[] {
   return win.performance
     .getEntriesByType('resource')
     .map((e) => new URL(e.name).pathname)
-    .filter((p) => /^\/dist\/cdn\/pipeline-[\w-]+\.min\.js$/.test(p));
+    .filter((p) => /^\/dist\/cdn\/invoke-[\w-]+\.min\.js$/.test(p));
 }
 
 /** A click the browser makes (trusted input), in the middle of an element inside `f`. */
@@ -45,7 +46,7 @@ describe('confirmations and idempotency through the CDN file', () => {
     for (const f of document.querySelectorAll('iframe')) f.remove();
   });
 
-  it('a registry used before its pipeline chunk arrived hands its subscribers and limits to the real stores', async () => {
+  it('a registry used before its pipeline chunk arrived keeps its subscribers and limits once calls run', async () => {
     // A fresh window: its own module map, so the kit and its pipeline chunk load anew there.
     const f = frame();
     await new Promise((r) => setTimeout(r));

@@ -1,4 +1,4 @@
-// The CDN file's markup reader (src/elements/declared.cdn.ts): reading an <agent-capability>'s
+// The CDN file's markup reader (src/elements/declared.ts, in every build): reading an <agent-capability>'s
 // contract from its attributes and schema scripts is a chunk beside the entry, fetched by the first
 // element that needs it. Checked through the built file as a page loads it from `/offline-cdn/`, where
 // the test server can make every chunk fail (scripts/wtr-plugins.mjs): the element's updateComplete

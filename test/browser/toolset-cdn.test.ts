@@ -11,7 +11,7 @@ import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool } from '../
 type Kit = typeof KitModule;
 
 const ENTRY = '/dist/cdn/agent-surface.min.js';
-const CHUNK = /\/dist\/cdn\/toolset-exec-[\w-]+\.min\.js$/;
+const CHUNK = /\/dist\/cdn\/tool-execution-[\w-]+\.min\.js$/;
 const consumer = { id: 'toolset-cdn-test', kind: 'test' };
 
 interface Page {

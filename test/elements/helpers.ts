@@ -7,10 +7,22 @@ import { manifest, validators } from './fixtures/contracts.js';
 
 export const consumer: AgentConsumer = { id: 'test-agent', kind: 'test' };
 
-/** Lets lit updates, context callbacks and the registry's coalesced events run. */
+const KIT_TAGS = 'agent-surface, agent-view, agent-capability, agent-confirm, agent-webmcp';
+
+/**
+ * Lets lit updates, context callbacks, lazily loaded modules (the markup reader) and the registry's
+ * coalesced events run: waits until no element of the kit in the document has an update pending or
+ * a registration on its way (each `updateComplete` covers both), however long the machine takes.
+ */
 export async function settle(): Promise<void> {
   await aTimeout(0);
-  await aTimeout(0);
+  for (;;) {
+    const elements = [...document.querySelectorAll(KIT_TAGS)] as unknown as { updateComplete?: Promise<unknown>; isUpdatePending?: boolean }[];
+    await Promise.all(elements.map((el) => el.updateComplete));
+    // The registry tells its listeners once per microtask batch; a macrotask lets them all run.
+    await aTimeout(0);
+    if (!elements.some((el) => el.isUpdatePending)) break;
+  }
 }
 
 /** `capabilityId` (with `@instanceId` when there is one) of every capability an agent would see, sorted. */

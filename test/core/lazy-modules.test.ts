@@ -1,86 +1,71 @@
-// The CDN build's lazily loaded tool execution (src/core/toolset-exec.cdn.ts, swapped in for
-// toolset-exec.ts by rollup.config.js). A module hook rebuilds the CDN module graph in Node: every
-// module imported from `src/index.js?cdn` resolves `./x.js` to a sibling `x.cdn.ts` when there is
-// one, as the rollup plugin does, and the hook can make the chunk's import fail. The same scenarios
-// then run through the ES graph and the CDN graph and must give the same results.
+// The core's lazy boundaries, real `import()`s in every build: the invoke pipeline (registry.ts
+// loads invoke.ts) and the tools' execution side (toolset-exec.ts loads tool-execution.ts). A module
+// hook gives each test a fresh module graph of the kit (`?graph=<name>`, carried from each module to
+// what it imports), counts the imports of the two lazy modules, and holds them back or makes them
+// fail on demand, through a shared gate the test flips synchronously. Nothing here waits on a clock:
+// waits are on the hook's counters (Atomics.waitAsync) or on the calls' own promises.
 import { register } from 'node:module';
 import { runInNewContext } from 'node:vm';
-import { once } from 'node:events';
-import { MessageChannel } from 'node:worker_threads';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileContracts } from '../../src/compiler/compile.js';
-import * as linked from '../../src/index.js';
-import * as cdnExec from '../../src/core/toolset-exec.cdn.js';
+import type * as Core from '../../src/index.js';
+import * as toolsetExec from '../../src/core/toolset-exec.js';
 import type { AgentInvocationResult, AgentTool, CapabilityContract, JsonValue } from '../../src/core/types.js';
-import { quietConsole, sleep, tick } from './registry-helpers.js';
+import { quietConsole, tick } from './registry-helpers.js';
 
-type Kit = typeof linked;
+type Kit = typeof Core;
 
-// Graphs are told apart by a query, `?cdn=<graph>`, carried from each module to what it imports.
+// Per lazy module: [gate, imports seen]. Gate 0 lets the import through, 1 fails it, 2 holds it.
+const PIPELINE = 0;
+const EXECUTION = 2;
+const OPEN = 0;
+const OFFLINE = 1;
+const HELD = 2;
+const shared = new Int32Array(new SharedArrayBuffer(16));
+
 const HOOK = `
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-let failing = false;
-const fetched = [];
-const parsed = new Set();
-export async function initialize({ port }) {
-  port.on('message', (m) => {
-    if (m.fail !== undefined) failing = m.fail;
-    port.postMessage({ fetched: [...fetched], parsed: [...parsed] });
-  });
-  port.unref();
-}
+let shared;
+export function initialize(data) { shared = data.shared; }
+const LAZY = { 'registry.ts ./invoke.js': 0, 'toolset-exec.ts ./tool-execution.js': 2 };
 export async function resolve(specifier, context, next) {
   const parent = context.parentURL ?? '';
-  const graph = /[?]cdn=(\\w+)/.exec(specifier)?.[1] ?? /[?]cdn=(\\w+)/.exec(parent)?.[1];
+  const graph = /[?]graph=(\\w+)/.exec(specifier)?.[1] ?? /[?]graph=(\\w+)/.exec(parent)?.[1];
   if (graph === undefined) return next(specifier, context);
-  const bare = specifier.replace(/[?]cdn=\\w+$/, '');
-  const fromCdn = parent.split('?')[0].endsWith('.cdn.ts');
-  parsed.add(graph + ' ' + parent.split('?')[0].split('/').pop());
-  if (fromCdn && bare === './toolset-exec.js') {
-    fetched.push(graph);
-    if (failing) throw new Error('simulated: the chunk could not be fetched');
+  const bare = specifier.replace(/[?]graph=\\w+$/, '');
+  const slot = LAZY[parent.split('?')[0].split('/').pop() + ' ' + bare];
+  if (slot !== undefined) {
+    Atomics.add(shared, slot + 1, 1);
+    Atomics.notify(shared, slot + 1);
+    while (Atomics.load(shared, slot) === 2) await new Promise((r) => setTimeout(r, 1));
+    if (Atomics.load(shared, slot) === 1) throw new Error('simulated: the module could not be fetched');
   }
-  let target = bare;
-  if (!fromCdn && bare.startsWith('.') && bare.endsWith('.js')) {
-    const swap = new URL(bare.replace(/[.]js$/, '.cdn.ts'), parent);
-    if (existsSync(fileURLToPath(swap))) target = swap.href;
-  }
-  const resolved = await next(target, context);
+  const resolved = await next(bare, context);
   if (!resolved.url.startsWith('file:') || resolved.url.includes('/node_modules/')) return resolved;
-  return { ...resolved, url: resolved.url.split('?')[0] + '?cdn=' + graph };
+  return { ...resolved, url: resolved.url.split('?')[0] + '?graph=' + graph };
 }`;
+register(`data:text/javascript,${encodeURIComponent(HOOK)}`, { parentURL: import.meta.url, data: { shared } });
 
-const channel = new MessageChannel();
-register(`data:text/javascript,${encodeURIComponent(HOOK)}`, {
-  parentURL: import.meta.url,
-  data: { port: channel.port2 },
-  transferList: [channel.port2],
-});
+const setGate = (lazy: number, state: number): void => void Atomics.store(shared, lazy, state);
+const imports = (lazy: number): number => Atomics.load(shared, lazy + 1);
 
-interface HookReport {
-  /** The graph of each import() of the chunk. */
-  fetched: string[];
-  /** `<graph> <file>` of each module whose imports were resolved (it was loaded and parsed). */
-  parsed: string[];
+// Node 20 has it; the ES2022 lib does not declare it.
+const { waitAsync } = Atomics as unknown as {
+  waitAsync(a: Int32Array, i: number, v: number, ms: number): { async: boolean; value: string | Promise<string> };
+};
+
+/** Resolves once the hook has seen more than `count` imports of a lazy module (safety net: 60 s). */
+async function importedMoreThan(lazy: number, count: number): Promise<void> {
+  while (imports(lazy) <= count) {
+    const { async, value } = waitAsync(shared, lazy + 1, imports(lazy), 60_000);
+    if (async && (await value) === 'timed-out') assert.fail('the lazy module was never imported');
+  }
 }
 
-/** Tells the hook whether the chunk's import fails; answers what it saw so far. */
-async function hookReport(fail?: boolean): Promise<HookReport> {
-  channel.port1.ref();
-  const answered = once(channel.port1, 'message');
-  channel.port1.postMessage({ fail });
-  const [reply] = (await answered) as [HookReport];
-  channel.port1.unref();
-  return reply;
-}
-
-const hook = async (fail?: boolean) => (await hookReport(fail)).fetched;
-
-/** A fresh CDN module graph of the whole core. */
-async function cdnGraph(name: string): Promise<Kit> {
-  return (await import(`../../src/index.js?cdn=${name}` as string)) as Kit;
+let graphs = 0;
+/** A fresh module graph of the whole core: none of its lazy modules has been asked for yet. */
+async function freshKit(): Promise<Kit> {
+  return (await import(`../../src/index.js?graph=g${++graphs}` as string)) as Kit;
 }
 
 const CONTRACTS: CapabilityContract[] = [
@@ -114,15 +99,14 @@ const CONTRACTS: CapabilityContract[] = [
 ];
 
 let compiled: Awaited<ReturnType<typeof compileContracts>>;
-let cdn: Kit;
 
 before(async () => {
   compiled = await compileContracts(CONTRACTS);
-  // Failing before the CDN graph exists: the prefetch of the first toolset fails too.
-  await hook(true);
-  cdn = await cdnGraph('main');
 });
-after(() => channel.port1.close());
+after(() => {
+  setGate(PIPELINE, OPEN);
+  setGate(EXECUTION, OPEN);
+});
 
 /** A registry of the given graph with the three notes capabilities; `ran` counts handler runs. */
 function surface(kit: Kit) {
@@ -165,7 +149,7 @@ const tool = (tools: readonly AgentTool[], capabilityId: string, kit: Kit) =>
   tools.find((t) => t.name === kit.encodeWireName(capabilityId))!;
 
 /** Approves (or denies) the pending confirmation of an invocation once it shows up. */
-async function decide(registry: linked.AgentSurfaceRegistry, invocationId: string, approve: boolean): Promise<void> {
+async function decide(registry: Core.AgentSurfaceRegistry, invocationId: string, approve: boolean): Promise<void> {
   const find = () => registry.confirmations.list().find((r) => r.invocationId === invocationId);
   for (let i = 0; i < 200 && !find(); i++) await tick();
   const record = find();
@@ -252,15 +236,121 @@ async function scenario(kit: Kit): Promise<{ transcript: JsonValue[]; ran: strin
   return { transcript: out, ran };
 }
 
-describe('toolset-exec.cdn.ts (the CDN build)', () => {
-  it('answers EXECUTION_FAILED "load-failed" when the chunk cannot load, runs nothing, and loads on a later call', async () => {
+describe('the invoke pipeline, loaded with import() when the first registry is made', () => {
+  it('starts loading with the first registry; until it is there confirmations answer as an empty store and a call waits', async () => {
+    setGate(PIPELINE, HELD);
+    const kit = await freshKit();
+    const before = imports(PIPELINE);
+    const { registry, ran } = surface(kit);
+    await importedMoreThan(PIPELINE, before);
+    const heard: number[] = [];
+    registry.confirmations.subscribe((pending) => heard.push(pending.length));
+    assert.deepEqual(registry.confirmations.list(), []);
+    assert.equal(registry.confirmations.approve('cf-none'), false);
+    assert.deepEqual(await registry.confirmations.waitFor('cf-none'), { status: 'unknown' });
+
+    let settled = false;
+    const call = registry.invoke({ capabilityId: 'domain:notes.add', input: { text: 'a' }, consumer: { id: 'c', kind: 'test' }, invocationId: 'p-1' });
+    void call.then(() => (settled = true));
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(settled, false, 'the call waits for the pipeline');
+    assert.deepEqual(ran, []);
+    setGate(PIPELINE, OPEN);
+    assert.deepEqual(await call, { ok: true, output: { added: 'a' }, invocationId: 'p-1', surfaceVersion: registry.surfaceVersion });
+
+    // The store the registry made at once is the one the pipeline fills: its subscriber hears.
+    const consumer = { id: 'c', kind: 'test' };
+    const { surfaceVersion } = registry.snapshot({ consumer });
+    const asked = await registry.invoke({ capabilityId: 'domain:notes.remove', input: { id: 'n1' }, consumer, invocationId: 'p-2', surfaceVersion });
+    assert.equal(!asked.ok && asked.error.code, 'CONFIRMATION_REQUIRED');
+    assert.deepEqual(heard, [1]);
+    const [pending] = registry.confirmations.list();
+    assert.equal(registry.confirmations.approve(pending!.confirmationId), true);
+    const done = await registry.invoke({
+      capabilityId: 'domain:notes.remove',
+      input: { id: 'n1' },
+      consumer,
+      invocationId: 'p-2',
+      surfaceVersion,
+      confirmationId: pending!.confirmationId,
+    });
+    assert.equal(done.ok, true);
+    assert.deepEqual(ran, ['add a', 'remove n1']);
+    registry.dispose();
+  });
+
+  it('answers EXECUTION_FAILED "pipeline-unavailable" when it cannot load, runs nothing, and loads on a later call', async () => {
     const { errors } = quietConsole();
-    const { authority, registry, ran } = surface(cdn);
-    const toolset = cdn.createAgentToolset(registry, { consumer: { id: 'offline', kind: 'test' }, topology: 'embedded' });
-    const meta = cdn.createAgentToolset(registry, { consumer: { id: 'offline-meta', kind: 'test' }, mode: 'meta', topology: 'remote' });
-    const gateway = cdn.createAgentExposureGateway(authority);
+    setGate(PIPELINE, OFFLINE);
+    const kit = await freshKit();
+    const { registry, ran } = surface(kit);
+    const consumer = { id: 'offline', kind: 'test' };
+    const results = await Promise.all([
+      registry.invoke({ capabilityId: 'domain:notes.add', input: { text: 'a' }, consumer, invocationId: 'off-1' }),
+      registry.invoke({ capabilityId: 'domain:notes.add', input: { text: 'b' }, consumer, invocationId: 'off-2' }),
+      registry.invoke(undefined as never),
+    ]);
+    for (const result of results) {
+      assert.equal(!result.ok && result.error.code, 'EXECUTION_FAILED');
+      assert.deepEqual(!result.ok && result.error.details, { reason: 'pipeline-unavailable' });
+      assert.equal(!result.ok && result.error.retry, 'after-delay');
+      assert.doesNotMatch(!result.ok ? result.error.message : '', /simulated/);
+      assert.equal(result.surfaceVersion, registry.surfaceVersion);
+    }
+    assert.deepEqual(results.map((r) => r.invocationId), ['off-1', 'off-2', '']);
+    assert.deepEqual(ran, []);
+    assert.equal(errors.filter((e) => /pipeline-unavailable/.test(String(e[0]))).length, 1, 'the page author hears once');
+
+    setGate(PIPELINE, OPEN);
+    const retried = await registry.invoke({ capabilityId: 'domain:notes.add', input: { text: 'a' }, consumer, invocationId: 'off-1' });
+    assert.deepEqual(retried, { ok: true, output: { added: 'a' }, invocationId: 'off-1', surfaceVersion: registry.surfaceVersion });
+    assert.deepEqual(ran, ['add a']);
+    registry.dispose();
+  });
+
+  it('a registry unregistered from and disposed before the pipeline arrived stays consistent', async () => {
+    setGate(PIPELINE, HELD);
+    const kit = await freshKit();
+    const { registry, ran } = surface(kit);
+    const handle = registry.register({ ...kit.createCompilerAuthority({ manifest: compiled.manifest, validators: compiled.validators }).contract('domain:notes.add')!, instanceId: 'extra', handler: () => ({ added: 'x' }) });
+    handle.unregister();
+    const call = registry.invoke({ capabilityId: 'domain:notes.add', input: { text: 'late' }, consumer: { id: 'c', kind: 'test' }, invocationId: 'd-1' });
+    registry.dispose();
+    assert.deepEqual(registry.confirmations.list(), []);
+    setGate(PIPELINE, OPEN);
+    const result = await call;
+    assert.equal(result.ok, false, 'a call on a disposed registry runs nothing');
+    assert.deepEqual(ran, []);
+  });
+});
+
+describe('the tools\' execution side, loaded with import() when the first toolset or gateway is made', () => {
+  it('is asked for when a toolset or a gateway is created, not before', async () => {
+    const kit = await freshKit();
+    const before = imports(EXECUTION);
+    const { authority, registry } = surface(kit);
+    registry.snapshot({ consumer: { id: 'c', kind: 'test' } });
+    // Nothing but a toolset or a gateway triggers it, so "not yet" needs no waiting.
+    assert.equal(imports(EXECUTION), before, 'a registry alone does not ask for it');
+    kit.createAgentToolset(registry, { consumer: { id: 'early', kind: 'test' }, topology: 'embedded' });
+    await importedMoreThan(EXECUTION, before);
+    const gatewayKit = await freshKit();
+    const next = imports(EXECUTION);
+    gatewayKit.createAgentExposureGateway(authority);
+    await importedMoreThan(EXECUTION, next);
+    registry.dispose();
+  });
+
+  it('answers EXECUTION_FAILED "load-failed" when it cannot load, runs nothing, and loads on a later call', async () => {
+    const { errors } = quietConsole();
+    setGate(EXECUTION, OFFLINE);
+    const kit = await freshKit();
+    const { authority, registry, ran } = surface(kit);
+    const toolset = kit.createAgentToolset(registry, { consumer: { id: 'offline', kind: 'test' }, topology: 'embedded' });
+    const meta = kit.createAgentToolset(registry, { consumer: { id: 'offline-meta', kind: 'test' }, mode: 'meta', topology: 'remote' });
+    const gateway = kit.createAgentExposureGateway(authority);
     const standalone = gateway.expose({ ...authority.contract('domain:notes.add')!, handler: () => ({ added: 'x' }) });
-    const add = tool(toolset.tools(), 'domain:notes.add', cdn);
+    const add = tool(toolset.tools(), 'domain:notes.add', kit);
 
     const results = await Promise.all([
       add.execute({ text: 'a' }, { toolCallId: 'off-1' }),
@@ -283,12 +373,11 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
     assert.ok(results[3]!.invocationId.length > 0, 'a call without toolCallId still gets an id');
     assert.deepEqual(ran, [], 'nothing ran');
     // The page author hears of it once; the agent's message carries no loader internals.
-    assert.equal(errors.length, 1);
-    assert.match(String(errors[0]![0]), /tool-execution-unavailable/);
+    assert.equal(errors.filter((e) => /tool-execution-unavailable/.test(String(e[0]))).length, 1);
     assert.doesNotMatch(!results[0]!.ok ? results[0]!.error.message : '', /simulated/);
 
     // The network is back: the same tools work, without making new ones.
-    await hook(false);
+    setGate(EXECUTION, OPEN);
     const retried = await add.execute({ text: 'a' }, { toolCallId: 'off-1' });
     assert.deepEqual(retried, { ok: true, output: { added: 'a' }, invocationId: 'off-1', surfaceVersion: registry.surfaceVersion });
     assert.equal((await standalone.execute({ text: 'a' })).ok, true);
@@ -297,8 +386,12 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
     registry.dispose();
   });
 
-  it('once loaded, calls run synchronously up to the registry, as the linked build does', async () => {
-    const { registry } = surface(cdn);
+  it('once loaded, calls run synchronously up to the registry', async () => {
+    const kit = await freshKit();
+    const { registry } = surface(kit);
+    const toolset = kit.createAgentToolset(registry, { consumer: { id: 'warm', kind: 'test' }, topology: 'embedded' });
+    // The first call may wait for the module; the next ones must not.
+    assert.equal((await tool(toolset.tools(), 'domain:notes.add', kit).execute({ text: 'w' }, { toolCallId: 'sync-0' })).ok, true);
     const invoked: string[] = [];
     const invoke = registry.invoke.bind(registry);
     const spy = Object.create(registry) as typeof registry;
@@ -306,20 +399,17 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
       invoked.push(request.invocationId);
       return invoke(request);
     };
-    const toolset = cdn.createAgentToolset(spy, { consumer: { id: 'fast', kind: 'test' }, topology: 'embedded' });
-    const pending = tool(toolset.tools(), 'domain:notes.add', cdn).execute({ text: 'x' }, { toolCallId: 'sync-1' });
+    const spied = kit.createAgentToolset(spy, { consumer: { id: 'fast', kind: 'test' }, topology: 'embedded' });
+    const pending = tool(spied.tools(), 'domain:notes.add', kit).execute({ text: 'x' }, { toolCallId: 'sync-1' });
     assert.deepEqual(invoked, ['sync-1'], 'the registry saw the call before execute() returned');
     assert.equal((await pending).ok, true);
     registry.dispose();
   });
 
-  it('gives the same results as the linked build on every path: direct, wait, two-phase, meta, dispose, gateway', async () => {
+  it('every projection path gives its real result: direct, wait, two-phase, meta, dispose, gateway', async () => {
     quietConsole();
-    const es = await scenario(linked);
-    const lazy = await scenario(cdn);
-    assert.deepEqual(lazy, es);
-    // What both agree on is the real behaviour, not two identical failures.
-    const codes = es.transcript.map((entry) =>
+    const { transcript, ran } = await scenario(await freshKit());
+    const codes = transcript.map((entry) =>
       typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry.result as { error?: { code: string } }).error?.code ?? 'OK' : 'names',
     );
     assert.deepEqual(codes, [
@@ -349,72 +439,28 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
       'EXECUTION_FAILED',
       'CANCELLED',
     ]);
-    assert.deepEqual(es.ran, ['add a', 'add boom', 'remove n1', 'remove n4', 'add b', 'remove n5']);
+    assert.deepEqual(ran, ['add a', 'add boom', 'remove n1', 'remove n4', 'add b', 'remove n5']);
   });
 
-  it('prefetches the chunk when a toolset or a gateway is created, so the first call does not wait', async () => {
-    // The hook hears of an import() on its own channel: ask until it has (up to `ms`).
-    const asked = async (graph: string, expected: number, ms = 3000) => {
-      let count = 0;
-      for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) {
-        count = (await hook()).filter((g) => g === graph).length;
-        if (count >= expected) break;
-      }
-      return count;
-    };
-    const forToolset = await cdnGraph('toolset');
-    const { registry } = surface(forToolset);
-    assert.equal(await asked('toolset', 1, 100), 0, 'importing the kit and making a registry fetch nothing');
-    const invoked: string[] = [];
-    const spy = Object.create(registry) as typeof registry;
-    spy.invoke = (request) => {
-      invoked.push(request.invocationId);
-      return registry.invoke(request);
-    };
-    const toolset = forToolset.createAgentToolset(spy, { consumer: { id: 'early', kind: 'test' }, topology: 'embedded' });
-    assert.equal(await asked('toolset', 1), 1, 'created: the chunk is on its way');
-    // Once the chunk's modules are parsed, only linking and evaluation are left (no I/O): give them
-    // a moment, as a page gives a prefetch the time between creating a toolset and the agent's call.
-    for (let i = 0; i < 250; i++) {
-      const { parsed } = await hookReport();
-      if (['toolset-calls.ts', 'meta-calls.ts', 'gateway-calls.ts'].every((f) => parsed.includes(`toolset ${f}`))) break;
-      await sleep(20);
-    }
-    await sleep(50);
-    const pending = tool(toolset.tools(), 'domain:notes.add', forToolset).execute({ text: 'x' }, { toolCallId: 'pre-1' });
-    assert.deepEqual(invoked, ['pre-1'], 'the first call found the chunk loaded');
-    assert.equal((await pending).ok, true);
-    assert.equal(await asked('toolset', 2, 100), 1, 'the call fetched nothing more');
+  it('meta tools take arguments made in another realm (an agent runtime in another frame)', async () => {
+    const kit = await freshKit();
+    const { registry, ran } = surface(kit);
+    const [discover, , act] = kit.createAgentToolset(registry, { consumer: { id: 'realm', kind: 'test' }, mode: 'meta', topology: 'embedded' }).tools();
+    const args = runInNewContext('({ capabilityId: "domain:notes.add", input: { text: "from a frame" } })') as unknown;
+    assert.equal(Object.getPrototypeOf(args) === Object.prototype, false);
+    const result = await act!.execute(args, { toolCallId: 'realm-1' });
+    assert.deepEqual(result.ok && result.output, { added: 'from a frame' });
+    assert.equal((await discover!.execute(runInNewContext('({ scope: ["notes"] })'))).ok, true);
+    // Still no class instances, whatever their realm.
+    const date = await act!.execute(runInNewContext('new Date(0)'), { toolCallId: 'realm-2' });
+    assert.equal(!date.ok && date.error.code, 'INVALID_INPUT');
+    assert.deepEqual(ran, ['add from a frame']);
     registry.dispose();
-
-    const forGateway = await cdnGraph('gateway');
-    const gateway = forGateway.createAgentExposureGateway(forGateway.devAuthority());
-    assert.equal(await asked('gateway', 1), 1, 'created: the chunk is on its way');
-    assert.deepEqual(gateway.tools(), []);
   });
 
-  it('meta tools take arguments made in another realm (an agent runtime in another frame), in both builds', async () => {
-    for (const kit of [linked, cdn]) {
-      const { registry, ran } = surface(kit);
-      const [discover, , act] = kit.createAgentToolset(registry, { consumer: { id: 'realm', kind: 'test' }, mode: 'meta', topology: 'embedded' }).tools();
-      const args = runInNewContext('({ capabilityId: "domain:notes.add", input: { text: "from a frame" } })') as unknown;
-      assert.equal(Object.getPrototypeOf(args) === Object.prototype, false);
-      const result = await act!.execute(args, { toolCallId: 'realm-1' });
-      assert.deepEqual(result.ok && result.output, { added: 'from a frame' });
-      assert.equal((await discover!.execute(runInNewContext('({ scope: ["notes"] })'))).ok, true);
-      // Still no class instances, whatever their realm.
-      const date = await act!.execute(runInNewContext('new Date(0)'), { toolCallId: 'realm-2' });
-      assert.equal(!date.ok && date.error.code, 'INVALID_INPUT');
-      assert.deepEqual(ran, ['add from a frame']);
-      registry.dispose();
-    }
-  });
-
-  it('exports what the linked seam exports, and never rejects on garbage', async () => {
-    const seam = await import('../../src/core/toolset-exec.js');
-    assert.deepEqual(Object.keys(cdnExec).sort(), Object.keys(seam).sort());
-    cdnExec.prepareToolExecution();
-    const { registry } = surface(linked);
+  it('its entry points never reject on garbage', async () => {
+    const kit = await freshKit();
+    const { registry } = surface(kit);
     const state = {
       registry,
       consumer: { id: 'module', kind: 'test' },
@@ -425,7 +471,7 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
     };
     const [descriptor] = registry.snapshot({ consumer: state.consumer }).capabilities.filter((d) => d.capabilityId === 'domain:notes.add');
     const target = { descriptor: descriptor!, version: registry.surfaceVersion };
-    assert.deepEqual(await cdnExec.callDirect(state, target, 'add', { text: 'm' }, { toolCallId: 'mod-1' }), {
+    assert.deepEqual(await toolsetExec.callDirect(state, target, 'add', { text: 'm' }, { toolCallId: 'mod-1' }), {
       ok: true,
       output: { added: 'm' },
       invocationId: 'mod-1',
@@ -433,7 +479,7 @@ describe('toolset-exec.cdn.ts (the CDN build)', () => {
     });
     const host = { ...state, floor: undefined, inFloor: () => true, budget: undefined };
     for (const args of [undefined, null, 42, 'x', [], { capabilityId: 7 }]) {
-      const result = await cdnExec.callMetaTool(host, 'surface_act', args, undefined);
+      const result = await toolsetExec.callMetaTool(host, 'surface_act', args, undefined);
       assert.equal(!result.ok && result.error.code, 'INVALID_INPUT', JSON.stringify(args));
     }
     registry.dispose();

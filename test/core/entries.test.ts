@@ -1,0 +1,57 @@
+// The package's entries against each other: the CDN file exports what the npm entries export for the
+// browser, but for the few helpers it leaves out on purpose (src/cdn.ts says why), so an export added
+// to an npm entry and forgotten in the CDN file fails here. Read from an esbuild bundle's metafile:
+// the names each built entry really exports.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { build } from 'esbuild';
+
+async function exportsOf(entries: Record<string, string>): Promise<Record<string, string[]>> {
+  const result = await build({
+    entryPoints: entries,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    metafile: true,
+    outdir: 'out',
+    logLevel: 'silent',
+    external: ['lit', 'lit/*', '@lit/*', '@cfworker/*'],
+  });
+  const out: Record<string, string[]> = {};
+  for (const [file, meta] of Object.entries(result.metafile.outputs)) {
+    if (meta.entryPoint === undefined) continue;
+    const name = Object.keys(entries).find((key) => file.endsWith(`${key}.js`))!;
+    out[name] = [...meta.exports].sort();
+  }
+  return out;
+}
+
+/** What the CDN file leaves out of the npm entries' exports (src/cdn.ts, README "The CDN file's exports"). */
+const LEFT_OUT = [
+  'CONTRACT_ATTRIBUTES',
+  'SCHEMA_SCRIPT_TYPE',
+  'contractFromDeclaration',
+  'declarationId',
+  'normalizeDescription',
+  'schemaTextsFromScripts',
+  'describeEffect',
+  'formatInput',
+  'formatRemaining',
+];
+
+describe('package entries', () => {
+  it('the CDN file exports the browser-side npm entries, but for the helpers it leaves out on purpose', async () => {
+    const built = await exportsOf({
+      cdn: 'src/cdn.ts',
+      core: 'src/index.ts',
+      elements: 'src/elements/index.ts',
+      webmcp: 'src/webmcp/index.ts',
+    });
+    const npm = new Set([...built.core!, ...built.elements!, ...built.webmcp!]);
+    for (const name of LEFT_OUT) assert.ok(npm.has(name), `${name} is still exported by an npm entry`);
+    const expected = [...npm].filter((name) => !LEFT_OUT.includes(name)).sort();
+    assert.deepEqual(built.cdn, expected);
+  });
+});
