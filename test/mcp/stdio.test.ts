@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { textJson } from './helpers.js';
 
@@ -115,6 +116,7 @@ describe('agent-surface mcp <module> (stdio)', () => {
       [[moduleArg, '--port', '3000'], /--port applies to --http only/],
       [[moduleArg, '--mode', 'wide'], /--mode must be "direct" or "meta"/],
       [[], /no module given/],
+      [[moduleArg, '--http', '--host', '0.0.0.0'], /not loopback: pass authorize/],
     ] as const) {
       const child = spawn(process.execPath, [...cli, ...args], {
         cwd: root,
@@ -129,10 +131,15 @@ describe('agent-surface mcp <module> (stdio)', () => {
   });
 
   it('serves HTTP with --http on loopback and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...cli, moduleArg, '--http', '--port', '0'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...cli, moduleArg, '--http', '--port', '0', '--token-env', 'TEST_MCP_TOKEN'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, TEST_MCP_TOKEN: 'sesame' },
+      },
+    );
     let err = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (c: Buffer) => {
@@ -152,6 +159,17 @@ describe('agent-surface mcp <module> (stdio)', () => {
       body: '{}',
     });
     assert.equal(res.status, 403);
+    // --token-env: a bearer token is required, and the right one opens a session.
+    const client = new Client({ name: 'http-cli-test', version: '1' });
+    await assert.rejects(client.connect(new StreamableHTTPClientTransport(new URL(url))), /401|Unauthorized/);
+    const authorized = new Client({ name: 'http-cli-test', version: '1' });
+    await authorized.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: 'Bearer sesame' } },
+      }),
+    );
+    assert.ok((await authorized.listTools()).tools.length > 0);
+    await authorized.close();
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, err);
