@@ -60,6 +60,8 @@ describe('agent-surface mcp <module> (stdio)', () => {
     assert.deepEqual(result.structuredContent, { id: 'd1', name: 'Laser' });
     const invalid = await client.callTool({ name: 'domain_devices__rename', arguments: {} });
     assert.equal(textJson(invalid).code, 'INVALID_INPUT');
+    const unavailable = await client.callTool({ name: 'domain_devices__reboot', arguments: { id: 'd1' } });
+    assert.equal(textJson(unavailable).code, 'CAPABILITY_NOT_AVAILABLE');
   });
 
   it('asks for a destructive call through elicitation: approved runs, declined is CONFIRMATION_INVALID', async () => {
