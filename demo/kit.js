@@ -5,3 +5,4 @@ export * from '../src/index.ts';
 export * from '../src/elements/index.ts';
 export { detectModelContext } from '../src/webmcp/index.ts';
 export { createScriptedAdapter, defineWebAgent } from '../src/chat/index.ts';
+export { createOpenAICompatibleAdapter } from '../src/adapters/index.ts';

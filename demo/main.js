@@ -4,6 +4,7 @@ import { manifest, validators } from './generated/agent-surface.manifest.js';
 import { startDeviceApp } from './app.js';
 import { mountAgentPanel } from './agent-panel.js';
 import { fleetAgent, scriptedAdapter, withoutConsumer } from './chat-agent.js';
+import { mountModelForm } from './model-form.js';
 
 const surface = document.querySelector('agent-surface');
 // Only what `agent-surface compile` authorized can register; a forged or stale token is refused.
@@ -15,6 +16,8 @@ const chat = document.querySelector('agent-chat');
 if (chat) {
   chat.agent = fleetAgent;
   chat.adapters = [scriptedAdapter];
+  // A form under the chat adds an OpenAI-compatible server of the person's own to the switcher.
+  mountModelForm(chat.closest('section') ?? chat.parentElement, chat, scriptedAdapter);
   // The chat asks for approval in its own cards; the dialog is for the other agents (WebMCP).
   const confirm = document.querySelector('agent-confirm');
   if (confirm) confirm.registry = withoutConsumer(surface.registry, chat.consumer);

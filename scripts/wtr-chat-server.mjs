@@ -78,6 +78,20 @@ export function chatServerMiddleware() {
       ctx.body = 'ok';
       return undefined;
     }
+    // The same script as a same-origin OpenAI-compatible server, for the demo's "your own model" form.
+    if (ctx.path === '/__chat/openai/v1/models') {
+      ctx.body = { object: 'list', data: [{ id: 'devices-script', object: 'model' }] };
+      return undefined;
+    }
+    if (ctx.path === '/__chat/openai/v1/chat/completions') {
+      const parts = [];
+      for await (const c of ctx.req) parts.push(c);
+      const body = JSON.parse(Buffer.concat(parts).toString() || '{}');
+      requests.push({ headers: ctx.req.headers, body });
+      ctx.set('content-type', 'text/event-stream');
+      ctx.body = nextStep(body).join('');
+      return undefined;
+    }
     if (ctx.path !== '/__chat/api') return next();
     ready ??= start();
     await ready;
