@@ -25,6 +25,7 @@ const browserEntries = {
   chat: 'src/chat/index.ts',
   adapters: 'src/adapters/index.ts',
   testing: 'src/testing/index.ts',
+  dev: 'src/dev/index.ts',
 };
 const nodeEntries = {
   compiler: 'src/compiler/index.ts',

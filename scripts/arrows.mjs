@@ -2,7 +2,8 @@
 // (STYLE.md, DESIGN section 1), and this keeps them true. It reads every import of every module in
 // src/ (static imports and re-exports, `import()`, `import type` and `import('…')` types alike: a
 // type-only arrow is still an arrow a reader follows) and fails on
-//  - an arrow a folder may not draw (the RULES below), and
+//  - an arrow a folder may not draw (the RULES below),
+//  - an entry reaching, at run time, a module it must stay free of (UNREACHABLE below), and
 //  - an import cycle anywhere in src/ (a lazy `import()` in a cycle still ties the two ends together).
 // Exits 1 with every problem listed; `--json` prints the graph instead.
 import ts from 'typescript';
@@ -36,6 +37,14 @@ const RULES = {
   testing: { may: ['core', 'dev'] },
   'index.ts': { may: ['core'] },
   'cdn.ts': { may: ['index.ts', 'core', 'dev', 'elements', 'webmcp'] },
+};
+
+/**
+ * Modules an entry must never reach, through static imports or `import()` (a bundler without code
+ * splitting inlines both): the core entry stays free of the interpreter (DESIGN section 1).
+ */
+const UNREACHABLE = {
+  'index.ts': ['core/authority.ts', 'core/interpreter.ts', '@cfworker/json-schema'],
 };
 
 function sourceFiles(dir, out = []) {
@@ -152,6 +161,35 @@ export function forbiddenArrows(graph) {
   return problems;
 }
 
+/** Entries reaching what they must not (UNREACHABLE), with the path that gets there. */
+export function unreachable(graph) {
+  const problems = [];
+  for (const [entry, banned] of Object.entries(UNREACHABLE)) {
+    const start = join(src, entry);
+    // Breadth first over runtime imports (types are erased), remembering how each file was reached.
+    const via = new Map([[start, undefined]]);
+    const queue = [start];
+    while (queue.length) {
+      const file = queue.shift();
+      for (const e of graph.get(file) ?? []) {
+        if (e.kind === 'type') continue;
+        const target = e.to ?? `package:${e.specifier}`;
+        if (via.has(target)) continue;
+        via.set(target, file);
+        if (e.to !== undefined) queue.push(e.to);
+      }
+    }
+    for (const ban of banned) {
+      const target = ban.startsWith('@') || !ban.includes('/') ? [...via.keys()].find((k) => k === `package:${ban}` || k.startsWith(`package:${ban}/`)) : join(src, ban);
+      if (target === undefined || !via.has(target)) continue;
+      const path = [];
+      for (let at = target; at !== undefined; at = via.get(at)) path.unshift(at.startsWith('package:') ? at.slice(8) : relative(root, at));
+      problems.push(`src/${entry} must not reach ${ban}, but does: ${path.join(' → ')}`);
+    }
+  }
+  return problems;
+}
+
 /** Import cycles: the strongly connected components of more than one file, or a file importing itself. */
 export function cycles(graph) {
   let counter = 0;
@@ -225,7 +263,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     }
     console.log(JSON.stringify(out, null, 2));
   } else {
-    const all = [...problems, ...forbiddenArrows(graph), ...cycles(graph)];
+    const all = [...problems, ...forbiddenArrows(graph), ...unreachable(graph), ...cycles(graph)];
     if (all.length) {
       for (const p of all) console.error(`[arrows] ${p}`);
       console.error(`[arrows] ${all.length} problem${all.length > 1 ? 's' : ''} (rules: scripts/arrows.mjs, STYLE.md "One behaviour, one story")`);

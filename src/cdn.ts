@@ -29,8 +29,10 @@ export {
 } from './core/contract.js';
 export type { ContractProblem } from './core/contract.js';
 export { isContractToken, CONTRACT_TOKEN_PREFIX } from './core/token.js';
-export { createCompilerAuthority, devAuthority, createInterpreterValidator, MANIFEST_FORMAT, DEV_TOKEN } from './core/authority.js';
-export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/authority.js';
+export { createCompilerAuthority, MANIFEST_FORMAT } from './core/compiler-authority.js';
+export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/compiler-authority.js';
+// What `agent-surface-kit/dev` exports: the interpreter it validates with is a lazy chunk.
+export { devAuthority, createInterpreterValidator, DEV_TOKEN } from './dev/index.js';
 export { createAgentSurfaceRegistry } from './core/registry.js';
 export { DEFAULT_LIMITS } from './core/registry-core.js';
 export { matchesScope, compileScope } from './core/scope.js';

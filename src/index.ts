@@ -29,14 +29,9 @@ export {
 } from './core/contract.js';
 export type { ContractProblem } from './core/contract.js';
 export { isContractToken, CONTRACT_TOKEN_PREFIX } from './core/token.js';
-export {
-  createCompilerAuthority,
-  devAuthority,
-  createInterpreterValidator,
-  MANIFEST_FORMAT,
-  DEV_TOKEN,
-} from './core/authority.js';
-export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/authority.js';
+// devAuthority() and its interpreter validator: `agent-surface-kit/dev`.
+export { createCompilerAuthority, MANIFEST_FORMAT } from './core/compiler-authority.js';
+export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/compiler-authority.js';
 
 // -- registry (issue 3) --
 export { createAgentSurfaceRegistry } from './core/registry.js';

@@ -185,7 +185,7 @@ describe('elements from dist/cdn/agent-surface.min.js', () => {
     const frame = document.createElement('iframe');
     frame.style.cssText = 'width: 800px; height: 600px';
     frame.srcdoc = `<!doctype html><body><script type="module">
-      window.kit = await import('/dist/index.js');
+      window.kit = { ...(await import('/dist/index.js')), ...(await import('/dist/dev.js')) };
       await import('/dist/elements.js');
       document.documentElement.dataset.ready = 'true';
     </script></body>`;

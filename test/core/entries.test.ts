@@ -48,10 +48,32 @@ describe('package entries', () => {
       core: 'src/index.ts',
       elements: 'src/elements/index.ts',
       webmcp: 'src/webmcp/index.ts',
+      dev: 'src/dev/index.ts',
     });
-    const npm = new Set([...built.core!, ...built.elements!, ...built.webmcp!]);
+    const npm = new Set([...built.core!, ...built.elements!, ...built.webmcp!, ...built.dev!]);
     for (const name of LEFT_OUT) assert.ok(npm.has(name), `${name} is still exported by an npm entry`);
     const expected = [...npm].filter((name) => !LEFT_OUT.includes(name)).sort();
     assert.deepEqual(built.cdn, expected);
+  });
+});
+
+describe('the core entry', () => {
+  it('bundled without code splitting, holds neither the interpreter nor devAuthority (agent-surface-kit/dev has them)', async () => {
+    const result = await build({
+      entryPoints: ['src/index.ts'],
+      bundle: true,
+      format: 'esm',
+      write: false,
+      metafile: true,
+      outfile: 'out/core.js',
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    assert.deepEqual(inputs.filter((f) => /@cfworker|core\/interpreter\.ts|core\/authority\.ts/.test(f)), []);
+    const [output] = Object.values(result.metafile.outputs);
+    assert.equal(output!.exports.includes('devAuthority'), false);
+    assert.ok(output!.exports.includes('createCompilerAuthority'));
+    const dev = await import('../../src/dev/index.js');
+    assert.deepEqual(Object.keys(dev).sort(), ['DEV_TOKEN', 'createInterpreterValidator', 'devAuthority']);
   });
 });

@@ -2,7 +2,8 @@
 // `@ts-expect-error` lines; the test itself only runs the calls once.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgentSurfaceRegistry, devAuthority, matchesScope } from '../../src/index.js';
+import { createAgentSurfaceRegistry, matchesScope } from '../../src/index.js';
+import { devAuthority } from '../../src/dev/index.js';
 import type { AgentInvocationResult, AgentSurfaceRegistry, InvocationEvent, RegistryEventMap } from '../../src/index.js';
 import { createTestSurface } from '../../src/testing/index.js';
 import { quietConsole } from './registry-helpers.js';
