@@ -2,12 +2,10 @@
  * `createLocalAdapter`: a model that runs in the page, off the main thread. Nothing is downloaded
  * until the person asks (`prepare(signal)`, from a click); engines are imported on first use.
  */
-import type { AdapterStatus, AgentAdapter, AgentMessage, AgentRunRequest, AgentStreamPart, AgentToolPart, ModelChoice } from '../../chat/types.js';
+import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, ModelChoice } from '../../chat/types.js';
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
-import { toolCallGrammar } from './grammar.js';
 import { wasmEngine } from './engines/wasm.js';
-import { dataMarker } from '../shared/history.js';
-import { outputText, parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
+import { newId } from './ids.js';
 import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalModel, LocalSession } from './types.js';
 
 type Kind = 'prompt-api' | 'wasm' | 'webgpu' | 'custom';
@@ -32,7 +30,6 @@ export interface LocalAdapter extends AgentAdapter {
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
-const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
 
 export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   if (!options || !Array.isArray(options.models)) throw new TypeError('createLocalAdapter({ models }): models must be an array of models.');
@@ -72,7 +69,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   };
 
   // Untrusted tool output is handed to the model inside a block only this adapter knows the marker of.
-  const marker = dataMarker();
+  const marker = newId('data').slice(5, 17);
   const listeners = new Set<() => void>();
   let checked: Promise<void> | undefined;
   let checking = true;
@@ -277,115 +274,12 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
           return;
         }
       }
-      yield* steps(req, session!);
+      // The run loop (prompt format, grammar, parser) is loaded with the first run, like the engines.
+      const { steps } = await import('./steps.js');
+      yield* steps(req, session!, options, marker);
     } finally {
       running = false;
     }
-  }
-
-  async function* steps(req: AgentRunRequest, s: LocalSession): AsyncGenerator<AgentStreamPart> {
-    const messageId = newId('msg');
-    yield { type: 'message-start', messageId };
-    const current: AgentMessage = { id: messageId, role: 'assistant', parts: [] };
-    const maxSteps = Math.max(1, req.agent?.maxSteps ?? 8);
-    const first = options.toolChoice ?? 'auto';
-    for (let step = 0; step < maxSteps; step++) {
-      if (req.signal.aborted) {
-        yield { type: 'finish', reason: 'aborted' };
-        return;
-      }
-      const tools = req.tools; // fresh every step: the page's tools change
-      const system = [req.agent?.instructions ?? '', toolsPrompt(tools)].filter(Boolean).join('\n\n');
-      const turns = toTurns([...req.messages, current], system, { tools, marker, maxToolOutputChars: options.maxToolOutputChars });
-      const choice = step === 0 || first === 'none' ? first : 'auto';
-      const visible = new VisibleText();
-      const pending: string[] = [];
-      let wake: (() => void) | undefined;
-      let done = false;
-      const generation = s
-        .generate({
-          turns,
-          tools,
-          grammar: toolCallGrammar(tools, choice),
-          toolChoice: tools.length ? choice : 'none',
-          maxTokens: options.maxTokens ?? 512,
-          temperature: options.temperature ?? 0.2,
-          signal: req.signal,
-          onText(delta) {
-            const shown = visible.push(delta);
-            if (shown) pending.push(shown);
-            wake?.();
-          },
-        })
-        .finally(() => {
-          done = true;
-          wake?.();
-        });
-      generation.catch(() => {});
-      for (;;) {
-        while (pending.length) yield { type: 'text-delta', messageId, delta: pending.shift()! };
-        if (done) break;
-        await new Promise<void>((r) => (wake = r));
-        wake = undefined;
-      }
-      let output: string;
-      try {
-        output = await generation;
-      } catch (e) {
-        if (req.signal.aborted) yield { type: 'finish', reason: 'aborted' };
-        else yield { type: 'error', error: `The model stopped: ${messageOf(e)}` };
-        return;
-      }
-      const parsed = parseOutput(output);
-      if (parsed.reasoning) {
-        yield { type: 'reasoning', messageId, text: parsed.reasoning };
-        current.parts.push({ type: 'reasoning', text: parsed.reasoning });
-      }
-      // Text the stream held back (after a tool call) comes out now that the turn is whole.
-      if (parsed.text.startsWith(visible.shown) && parsed.text.length > visible.shown.length) {
-        yield { type: 'text-delta', messageId, delta: parsed.text.slice(visible.shown.length) };
-      }
-      if (parsed.text) current.parts.push({ type: 'text', text: parsed.text });
-
-      for (const call of parsed.calls) {
-        const id = newId('call');
-        const known = call.ok ? tools.find((t) => t.name === call.name) : undefined;
-        const name = call.name ?? 'invalid_tool_call';
-        const input = call.ok ? call.input : { raw: call.raw.slice(0, 2000) };
-        yield { type: 'tool-call', messageId, id, name, input };
-        const part: AgentToolPart = { type: 'tool', id, name, input, state: 'running' };
-        current.parts.push(part);
-        let problem: string | undefined;
-        if (!call.ok) problem = call.error;
-        else if (!known) problem = `There is no tool "${call.name}". The tools are: ${tools.map((t) => t.name).join(', ') || 'none'}.`;
-        if (problem) {
-          // The model reads this in its next step and can correct itself.
-          Object.assign(part, { state: 'error', error: problem });
-          yield { type: 'tool-error', id, error: problem };
-          continue;
-        }
-        const result = await req.callTool({ id, name, input });
-        if (result.isError) {
-          const text = outputText({ ...result, isError: false });
-          Object.assign(part, { state: 'error', error: text, output: result });
-          yield { type: 'tool-error', id, error: text };
-        } else {
-          Object.assign(part, { state: 'done', output: result });
-          yield { type: 'tool-result', id, output: result };
-        }
-        if (req.signal.aborted) break;
-      }
-      yield { type: 'step-finish', step };
-      if (req.signal.aborted) {
-        yield { type: 'finish', reason: 'aborted' };
-        return;
-      }
-      if (!parsed.calls.length) {
-        yield { type: 'finish', reason: 'stop' };
-        return;
-      }
-    }
-    yield { type: 'finish', reason: 'max-steps' };
   }
 
   return {
