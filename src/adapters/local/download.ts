@@ -2,7 +2,7 @@
  * A model download into Cache Storage: streamed through a byte counter into `cache.put`, which
  * stores nothing unless every byte arrived. Loaded with the first download.
  */
-import { StoreError } from './store.js';
+import { StoreError } from './store-error.js';
 import type { LocalModel } from './types.js';
 
 const MB = (n: number) => `${Math.max(1, Math.round(n / 1e6))} MB`;

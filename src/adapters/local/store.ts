@@ -3,11 +3,10 @@
  * matches what was expected: a cancelled, failed or truncated download leaves nothing behind, so
  * "cached" always means a whole file. A cancelled download restarts from zero.
  */
+import { StoreError } from './store-error.js';
 import type { LocalModel } from './types.js';
 
-export class StoreError extends Error {
-  override name = 'StoreError';
-}
+export { StoreError };
 
 /** The Cache Storage key of a model: its absolute URL. */
 export const keyOf = (url: string) => new URL(url, globalThis.location?.href).href;
