@@ -222,6 +222,9 @@ export class AgentChatElement extends LitElement {
   #connection: AbortController | undefined;
   #loadedFrom: string | undefined;
   #focusApproval: string | undefined;
+  #frame = 0;
+  /** Tool cards the person opened: a closed card renders only its summary. */
+  #openCards = new Set<string>();
 
   constructor() {
     super();
@@ -285,6 +288,8 @@ export class AgentChatElement extends LitElement {
     this.#clearHighlight();
     this.#guard?.disconnect();
     this.#guard = undefined;
+    if (this.#frame) cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
   }
 
   // ---- adapters and status -------------------------------------------------------------------
@@ -424,7 +429,14 @@ export class AgentChatElement extends LitElement {
     const next = sessionReducer(this.#session, event);
     if (next === this.#session) return;
     this.#session = next;
-    this.requestUpdate();
+    // Streamed text renders once per frame, however many deltas arrived in it: the screen shows no
+    // more, and a fast stream costs a render per frame, not per delta. Everything else renders now.
+    if (event.type === 'part' && event.part.type === 'text-delta' && typeof requestAnimationFrame === 'function') {
+      this.#frame ||= requestAnimationFrame(() => {
+        this.#frame = 0;
+        this.requestUpdate();
+      });
+    } else this.requestUpdate();
     this.dispatchEvent(new Event('agent-chat-change'));
   };
 
@@ -831,20 +843,23 @@ export class AgentChatElement extends LitElement {
     const output = p.output ? outputText(p.output) : '';
     const untrusted = tool?.untrustedOutput ?? true;
     return html`<div class="tool" part="tool" data-call=${p.id} data-state=${p.state}>
-      <details>
+      <details
+        .open=${this.#openCards.has(p.id)}
+        @toggle=${(e: Event) => {
+          const opened = (e.target as HTMLDetailsElement).open;
+          if (opened === this.#openCards.has(p.id)) return;
+          if (opened) this.#openCards.add(p.id);
+          else this.#openCards.delete(p.id);
+          this.requestUpdate();
+        }}
+      >
         <summary part="tool-summary">
           <span class="tool-name" part="tool-name">${p.name}</span>
           <span class="tool-state" part="tool-state">${STATE_LABEL[p.state] ?? p.state}</span>
         </summary>
-        ${tool ? html`<p part="tool-description">${tool.title}</p>` : nothing}
-        ${this.#renderInput(p.input)}
-        ${p.state === 'done' && output
-          ? untrusted
-            ? html`<pre part="tool-output">${output}</pre>`
-            : html`<div part="tool-output">${this.#markdownNode(`${p.id}:output`, output, false)}</div>`
-          : nothing}
-        ${p.state !== 'done' && (p.error || output) ? html`<pre part="tool-error">${p.error ?? output}</pre>` : nothing}
+        ${this.#openCards.has(p.id) ? this.#renderToolBody(p, tool, output, untrusted) : nothing}
       </details>
+      ${p.state === 'error' && (p.error || output) ? html`<pre part="tool-error">${p.error ?? output}</pre>` : nothing}
       ${this.#renderApproval(p)}
       ${p.agent
         ? html`<div class="nested" part="nested" role="group" aria-label=${`The ${p.agent.id} agent`}>
@@ -852,6 +867,18 @@ export class AgentChatElement extends LitElement {
           </div>`
         : nothing}
     </div>`;
+  }
+
+  /** What an open card shows: the capability's description, the input, the output or the error. */
+  #renderToolBody(p: AgentToolPart, tool: ChatTool | undefined, output: string, untrusted: boolean): TemplateResult {
+    return html`${tool ? html`<p part="tool-description">${tool.title}</p>` : nothing}
+        ${this.#renderInput(p.input)}
+        ${p.state === 'done' && output
+          ? untrusted
+            ? html`<pre part="tool-output">${output}</pre>`
+            : html`<div part="tool-output">${this.#markdownNode(`${p.id}:output`, output, false)}</div>`
+          : nothing}
+        ${p.state === 'cancelled' && p.error ? html`<pre part="tool-error">${p.error}</pre>` : nothing}`;
   }
 
   #renderMessages(messages: readonly AgentMessage[], streaming: boolean, prefix = ''): TemplateResult[] {

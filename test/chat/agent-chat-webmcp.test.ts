@@ -7,7 +7,7 @@ import { sendMouse } from '@web/test-runner-commands';
 import { createScriptedAdapter } from '../../src/chat/index.js';
 import { createWebMcpSource } from '../../src/webmcp/index.js';
 import type { ToolSource } from '../../src/webmcp/types.js';
-import { activeButton, chatPage, disableOfflineScript, q, trustedClick } from './fixtures.js';
+import { activeButton, chatPage, disableOfflineScript, openCard, q, trustedClick } from './fixtures.js';
 
 let n = 0;
 const sources: ToolSource[] = [];
@@ -47,7 +47,8 @@ describe('<agent-chat> with .source = createWebMcpSource() on the native host', 
     expect(states).to.deep.equal(['done', 'done', 'done']);
     await chat.updateComplete;
     // The host marks the rows tool's output as untrusted: shown as plain text.
-    expect(q(chat, '[part~="tool"] [part~="tool-output"]')!.tagName).to.equal('PRE');
+    const card = await openCard(chat, q(chat, '[part~="tool"]')!);
+    expect(card.querySelector('[part~="tool-output"]')!.tagName).to.equal('PRE');
   });
 
   it('the same run denied: nothing is disabled', async () => {

@@ -3,7 +3,7 @@ import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import { createScriptedAdapter, defineWebAgent } from '../../src/chat/index.js';
 import type { AgentChatElement } from '../../src/chat/index.js';
 import type { AdapterStatus, AgentAdapter, ModelChoice } from '../../src/chat/types.js';
-import { activeButton, chatPage, q, toolStates, trustedClick } from './fixtures.js';
+import { activeButton, chatPage, openCard, q, toolStates, trustedClick } from './fixtures.js';
 
 afterEach(async () => {
   await sendMouse({ type: 'move', position: [0, 0] });
@@ -235,6 +235,9 @@ describe('<agent-chat>: messages', () => {
     expect(q(chat, '[part~="log"]')!.textContent).to.not.contain('SECRET-THOUGHT');
     expect(chat.session.messages[1]!.parts[0]).to.deep.equal({ type: 'reasoning', text: 'SECRET-THOUGHT' });
     const card = q(chat, '[part~="tool"]')!;
+    // Closed, a card shows its summary only; opened, its description, input and output.
+    expect(card.querySelector('[part~="tool-description"]')).to.equal(null);
+    await openCard(chat, card);
     expect(card.querySelector('[part~="tool-description"]')!.textContent).to.equal('The devices in the table.');
     const output = card.querySelector('[part~="tool-output"]')!;
     expect(output.tagName).to.equal('PRE');

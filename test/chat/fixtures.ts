@@ -146,3 +146,14 @@ export function toolStates(chat: AgentChatElement): string[] {
   for (const m of chat.session.messages) for (const p of m.parts) if (p.type === 'tool') out.push(`${p.name}:${p.state}`);
   return out;
 }
+
+/** Opens a tool card (a closed card renders only its summary) and waits for the render. */
+export async function openCard(chat: AgentChatElement, card: Element): Promise<Element> {
+  const details = card.querySelector('details')!;
+  if (!details.open) {
+    details.open = true;
+    await new Promise((r) => details.addEventListener('toggle', r, { once: true }));
+  }
+  await chat.updateComplete;
+  return card;
+}
