@@ -5,7 +5,7 @@
  * template (the GGUF's own, ChatML, the Prompt API's) can render them. DOM-free.
  */
 import type { AgentMessage, ToolDescriptor, ToolOutput } from '../../chat/types.js';
-import { toolText } from '../shared/history.js';
+import { toolText } from '../shared/untrusted.js';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant';

@@ -107,23 +107,21 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         } else if (p.type === 'max-steps') {
           capped = true;
         } else if (p.type === 'reasoning') {
-          const r: AgentStreamPart & AgentPart = { type: 'reasoning', messageId, text: p.text };
-          if (p.providerMetadata) r.providerMetadata = p.providerMetadata;
-          parts.push({ type: 'reasoning', text: r.text, ...(r.providerMetadata ? { providerMetadata: r.providerMetadata } : {}) });
-          yield r;
+          const meta = p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
+          parts.push({ type: 'reasoning', text: p.text, ...meta });
+          yield { type: 'reasoning', messageId, text: p.text, ...meta };
         } else {
           // Model output is untrusted: a missing, repeated or reused id gets a fresh one.
           let id = typeof p.id === 'string' && p.id ? p.id : uid('call');
           if (ids.has(id)) id = uid('call');
           ids.add(id);
           const name = String(p.name ?? '');
-          const tool: Extract<AgentPart, { type: 'tool' }> = { type: 'tool', id, name, input: p.input, state: 'running' };
-          const part: AgentStreamPart = { type: 'tool-call', messageId, id, name, input: p.input };
-          if (p.providerMetadata) tool.providerMetadata = part.providerMetadata = p.providerMetadata;
+          const meta = p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
+          const tool: Extract<AgentPart, { type: 'tool' }> = { type: 'tool', id, name, input: p.input, state: 'running', ...meta };
           parts.push(tool);
           open.set(id, tool);
-          calls.push({ id, name, input: p.input, ...(p.invalid ? { invalid: p.invalid } : {}) });
-          yield part;
+          calls.push({ id, name, input: p.input, invalid: p.invalid });
+          yield { type: 'tool-call', messageId, id, name, input: p.input, ...meta };
         }
       }
       messages.push({ id: messageId, role: 'assistant', parts });
