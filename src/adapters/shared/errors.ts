@@ -34,8 +34,9 @@ export function serverMessage(body: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-/** `retry-after` as seconds: a number of seconds or an HTTP date. */
-function retryAfterSeconds(value: string | null): number | undefined {
+/** A response's `retry-after` as seconds: a number of seconds or an HTTP date. */
+function retryAfterSeconds(res: Response): number | undefined {
+  const value = res.headers.get('retry-after');
   if (!value) return undefined;
   const n = Number(value);
   if (Number.isFinite(n) && n >= 0) return Math.ceil(n);
@@ -56,7 +57,7 @@ export async function httpError(res: Response, who: string, quiet = false): Prom
       // The chat server (createChatHandler) answers with the seed's own error part.
       const part = /^\s*\{/.test(body) ? JSON.parse(body) : undefined;
       if (part?.type === 'error' && typeof part.error === 'string' && CODES.includes(part.code))
-        return new AdapterError(part.code, serverMessage(JSON.stringify(part)), retryAfterSeconds(res.headers.get('retry-after')));
+        return new AdapterError(part.code, serverMessage(JSON.stringify(part)), retryAfterSeconds(res));
       detail = serverMessage(body);
     } catch {
       // The body could not be read or parsed: the status says enough.
@@ -66,7 +67,7 @@ export async function httpError(res: Response, who: string, quiet = false): Prom
   if (status === 401 || status === 403)
     return new AdapterError('bad_request', `${who} refused the credentials (HTTP ${status}); check the API key${said}`);
   if (status === 429) {
-    const wait = retryAfterSeconds(res.headers.get('retry-after'));
+    const wait = retryAfterSeconds(res);
     return new AdapterError(
       'rate_limited',
       `${who} is rate limiting requests${wait === undefined ? '' : `; try again in ${wait} s`}${said}`,
