@@ -9,6 +9,9 @@ import { mountModelForm } from './model-form.js';
 const surface = document.querySelector('agent-surface');
 // Only what `agent-surface compile` authorized can register; a forged or stale token is refused.
 surface.authority = createCompilerAuthority({ manifest, validators });
+// The projections the page's own markup may start, and the consumer id each carries: an injected
+// <agent-webmcp> with another consumer id (or on a page without this line) publishes nothing.
+surface.consumers = { webmcp: { consumer: 'webmcp' } };
 export const app = startDeviceApp(surface);
 await surface.updateComplete;
 export const panel = mountAgentPanel(document.querySelector('#agent-panel'), surface);

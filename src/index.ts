@@ -36,6 +36,8 @@ export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/compil
 // -- registry (issue 3) --
 export { createAgentSurfaceRegistry } from './core/registry.js';
 export { DEFAULT_LIMITS } from './core/registry-core.js';
+// Which projections markup may start, granted from script (README, Security model).
+export { grantConsumers, type ConsumerGrant, type ConsumerGrants } from './core/consumer-grants.js';
 export { matchesScope, compileScope } from './core/scope.js';
 export type { ScopeMatcher } from './core/scope.js';
 

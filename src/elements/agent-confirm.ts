@@ -76,11 +76,8 @@ export class AgentConfirmElement extends ReactiveElement {
     registry: { attribute: false },
   };
 
-  // Read by hand, not as a reactive property: lit would route the attribute through the property
-  // setter, and the setter is how script (and only script) may go below the floor.
-  static override get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'activation-delay'];
-  }
+  // Not a reactive property: lit would route the attribute through the setter, and the setter is how
+  // script (and only script) may go below the floor. The attribute is read where the delay is used.
 
   declare registry: AgentSurfaceRegistry | undefined;
   #scriptDelay: number | undefined;
@@ -96,10 +93,6 @@ export class AgentConfirmElement extends ReactiveElement {
     this.requestUpdate();
   }
 
-  override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
-    super.attributeChangedCallback(name, old, value);
-    if (name === 'activation-delay') this.requestUpdate();
-  }
 
   /** Settles when the dialog chunk has loaded (and is attached) or failed to load. */
   #dialogReady: Promise<void>;
@@ -113,13 +106,7 @@ export class AgentConfirmElement extends ReactiveElement {
         // The dialog's content and behaviour: a controller that follows the registry's confirmations,
         // fills and drives the shell's <dialog>, and records the person's decisions.
         this.addController(
-          new ConfirmDialog(this, () =>
-            !this.isConnected
-              ? undefined
-              : this.registry
-                ? { registry: this.registry, fromScript: true }
-                : this.#context.value && { registry: this.#context.value, fromScript: false },
-          ),
+          new ConfirmDialog(this, () => (this.isConnected ? (this.registry ?? this.#context.value) : undefined)),
         );
         this.requestUpdate();
       },

@@ -1,5 +1,6 @@
 import { ContextProvider } from '@lit/context';
 import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
+import { grantConsumers, type ConsumerGrants } from '../core/consumer-grants.js';
 import { createAgentSurfaceRegistry } from '../core/registry.js';
 import { createAgentToolset } from '../core/toolset.js';
 import type {
@@ -33,6 +34,7 @@ import { connectedCapabilities } from './settling.js';
  * @prop {readonly AgentSurfacePolicy[] | undefined} policies - Discovery and authorization policies, applied with `registry.setPolicies()`.
  * @prop {Promise<void>} ready - Resolves once every `<agent-capability>` inside at the time has registered or been refused (the same as awaiting `updateComplete`).
  * @prop {RegistryLimits | undefined} limits - Limits for a registry the element creates (confirmation TTL, queue depth, sizes).
+ * @prop {ConsumerGrants | undefined} consumers - The projections markup may start on this registry, and their identities: `{ webmcp: { prefix: 'app_' }, chat: { consumer: 'chat' } }`. Script only; without a grant an `<agent-webmcp>` or `<agent-chat>` found in markup does nothing.
  *
  * @fires {AgentSurfaceChangedEvent} agent-surface-changed - Something model-visible changed; `detail.surfaceVersion` is the new version. Coalesced per microtask.
  * @fires {AgentInvocationEvent} agent-invocation - A call finished: `detail` is the audit record (consumer, capability, outcome, duration).
@@ -47,11 +49,15 @@ export class AgentSurfaceElement extends ReactiveElement {
     registry: { attribute: false, noAccessor: true },
     policies: { attribute: false },
     limits: { attribute: false },
+    consumers: { attribute: false },
   };
 
   declare authority: AgentSurfaceAuthority | undefined;
   declare policies: readonly AgentSurfacePolicy[] | undefined;
   declare limits: RegistryLimits | undefined;
+  declare consumers: ConsumerGrants | undefined;
+  /** The registry and grants last applied with grantConsumers(). */
+  #granted: [AgentSurfaceRegistry | undefined, ConsumerGrants | undefined] = [undefined, undefined];
 
   #given: AgentSurfaceRegistry | undefined;
   /** The registry this element created, and from which authority. */
@@ -164,6 +170,15 @@ export class AgentSurfaceElement extends ReactiveElement {
     if (registry && policies && this.#appliedPolicies !== policies) {
       registry.setPolicies(policies);
       this.#appliedPolicies = policies;
+    }
+    const [grantedTo, granted] = this.#granted;
+    if (registry !== grantedTo || this.consumers !== granted) {
+      // Withdraw what this element granted before; never touch grants script made on the registry itself.
+      if (grantedTo && granted) grantConsumers(grantedTo, undefined);
+      if (registry && this.consumers) grantConsumers(registry, this.consumers);
+      this.#granted = [registry, this.consumers];
+      // Same registry, new grants: the projections inside check again.
+      this.#provider.updateObservers();
     }
     this.#listen(registry);
     this.#provider.setValue(registry);

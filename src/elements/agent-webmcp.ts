@@ -1,16 +1,24 @@
 import { ContextConsumer } from '@lit/context';
 import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
+import { consumerGrantsOf } from '../core/consumer-grants.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpAdapterStatus } from '../webmcp/types.js';
 import { ensureContextRoot, registryContext } from './context.js';
 
-export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error';
+/** `refused`: found in markup without a grant from the page's script (see `enable()` and `surface.consumers`). */
+export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error' | 'refused';
 
 /**
  * Exposes the nearest `<agent-surface>`'s registry (or `.registry`) to the browser's WebMCP host
  * (`document.modelContext`) while connected: one tool per available capability, kept in sync, every
  * call through the registry's pipeline, confirmations answered by `<agent-confirm>` inside the call.
  * Without a host it does nothing and says so with `status="unsupported"`.
+ *
+ * Markup alone never publishes: the page's script must grant WebMCP for the registry
+ * (`surface.consumers = { webmcp: { prefix: 'app_' } }`, or `grantConsumers(registry, …)`), and then
+ * `consumer` and `prefix` may only repeat what was granted; or call `enable()` on this element,
+ * which vouches for its attributes as they are. Otherwise it stays silent with `status="refused"`
+ * and a console error, so injected markup cannot publish tools or borrow another consumer's id.
  *
  * @summary Runs the WebMCP adapter while connected.
  * @tag agent-webmcp
@@ -20,7 +28,7 @@ export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error';
  * @prop {string | undefined} toolPrefix - See `prefix`.
  * @attr {string} consumer - The consumer id the calls carry (kind `webmcp`). Default `webmcp`.
  * @attr {number} confirmation-ttl - Milliseconds a call waits for a person's decision. Default 120000.
- * @attr {string} status - Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped` or `error`.
+ * @attr {string} status - Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped`, `refused` or `error`.
  * @prop {AgentSurfaceRegistry | undefined} registry - A registry to expose instead of the nearest `<agent-surface>`'s.
  * @prop {ModelContextLike | null | undefined} modelContext - A WebMCP host to use instead of `document.modelContext`; `null` for none.
  * @prop {Function | undefined} exposeCapability - Curation hook: skip a capability or replace its description.
@@ -52,7 +60,7 @@ export class AgentWebMcpElement extends ReactiveElement {
   declare consumer: string | undefined;
   /** Milliseconds a call waits for a person's decision. Default 120000. */
   declare confirmationTtl: number | undefined;
-  /** Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped` or `error`. */
+  /** Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped`, `refused` or `error`. */
   declare status: AgentWebMcpStatus;
   declare registry: AgentSurfaceRegistry | undefined;
   declare modelContext: WebMcpAdapterOptions['modelContext'];
@@ -60,6 +68,7 @@ export class AgentWebMcpElement extends ReactiveElement {
   declare confirm: WebMcpAdapterOptions['confirm'];
 
   #adapter: WebMcpAdapter | undefined;
+  #enabled = false;
   /** The configuration the running adapter was started with, to restart only on a real change. */
   #running: readonly unknown[] | undefined;
   /** Starts and stops run one after the other, so a name is always withdrawn before it is taken again. */
@@ -89,6 +98,20 @@ export class AgentWebMcpElement extends ReactiveElement {
     this.#reconfigure(undefined);
   }
 
+  /**
+   * Lets this element run with its attributes as they are, without a grant on the registry: the
+   * page's script vouches for it. (Markup cannot call it, which is the point.)
+   */
+  enable(): void {
+    this.#enabled = true;
+    this.requestUpdate();
+  }
+
+  /** @internal Whether script called `enable()`. */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
   /** The tool names currently registered with the host. */
   toolNames(): string[] {
     return this.#adapter?.toolNames() ?? [];
@@ -113,7 +136,7 @@ export class AgentWebMcpElement extends ReactiveElement {
     const registry = this.registry ?? this.#context.value;
     this.#reconfigure(
       this.isConnected && registry
-        ? [registry, this.scope ?? '', this.toolPrefix ?? '', this.consumer ?? '', this.confirmationTtl, this.modelContext, this.exposeCapability, this.confirm]
+        ? [registry, this.scope ?? '', this.toolPrefix ?? '', this.consumer ?? '', this.confirmationTtl, this.modelContext, this.exposeCapability, this.confirm, this.#enabled, consumerGrantsOf(registry)]
         : undefined,
     );
   }

@@ -16,9 +16,7 @@ const DELAY_GRAMMAR = /^\d{1,9}(?:\.\d+)?$/;
 
 /** The delay an `activation-delay` attribute asks for, failing closed to the default. */
 export function activationDelayFromMarkup(value: string | null | undefined): number {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (!DELAY_GRAMMAR.test(text)) return ACTIVATION_DELAY_DEFAULT_MS;
-  return Math.min(ACTIVATION_DELAY_CEILING_MS, Math.max(ACTIVATION_DELAY_FLOOR_MS, Number(text)));
+  return activationDelayFromScript(DELAY_GRAMMAR.test(value?.trim() ?? '') ? Number(value) : NaN, false);
 }
 
 /**
@@ -39,8 +37,9 @@ let framingAllowed: '*' | ReadonlySet<string> | undefined;
  */
 export function allowFramedApprovals(origins: '*' | readonly string[]): void {
   if (origins === '*') framingAllowed = '*';
-  else if (Array.isArray(origins)) framingAllowed = new Set(origins.filter((o) => typeof o === 'string'));
-  else throw new TypeError('allowFramedApprovals: pass "*" or an array of origins such as ["https://app.example"]');
+  // Anything but a string never equals an origin, so the list needs no filtering.
+  else if (Array.isArray(origins)) framingAllowed = new Set(origins);
+  else throw new TypeError('allowFramedApprovals: pass "*" or origins');
 }
 
 /** @internal What `allowFramedApprovals` allowed (read by the guard). */

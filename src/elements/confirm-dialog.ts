@@ -13,10 +13,10 @@ import { describeEffect, formatInput, formatRemaining } from './format-input.js'
 
 /**
  * What the dialog needs from its element beyond the public API (a closure keeps the element's state
- * private): the registry whose confirmations to show and whether the page's script gave it
- * (`.registry`) rather than the context; `undefined` while there is none or the element is disconnected.
+ * private): the registry whose confirmations to show, `undefined` while there is none or the element
+ * is disconnected.
  */
-export type ConfirmDialogPort = () => { registry: AgentSurfaceRegistry; fromScript: boolean } | undefined;
+export type ConfirmDialogPort = () => AgentSurfaceRegistry | undefined;
 
 /**
  * The dialog that shows each registry's confirmations by right of being found through the context
@@ -33,6 +33,8 @@ export interface ConfirmDialogHost extends ReactiveControllerHost, Pick<HTMLElem
   readonly renderRoot: HTMLElement | DocumentFragment;
   /** Milliseconds a freshly shown request ignores clicks. */
   readonly activationDelay: number;
+  /** The registry the page's script gave the element (`.registry`), if any. */
+  readonly registry: AgentSurfaceRegistry | undefined;
 }
 
 /**
@@ -202,10 +204,10 @@ export class ConfirmDialog implements ReactiveController {
   }
 
   hostUpdate(): void {
-    const bound = this.port();
-    let registry = bound?.registry;
-    if (bound && !bound.fromScript) {
-      const holder = contextDialogs.get(bound.registry);
+    let registry = this.port();
+    // `.registry` is set by script only; otherwise the registry came through the page (the context).
+    if (registry && !this.host.registry) {
+      const holder = contextDialogs.get(registry);
       if (holder && holder !== this && holder.host.isConnected) {
         issueError(
           'second-confirm',
@@ -214,7 +216,7 @@ export class ConfirmDialog implements ReactiveController {
             "(possibly injected markup) shows nothing. Give it the registry from script (el.registry = …) if it is the page's own.",
         );
         registry = undefined;
-      } else contextDialogs.set(bound.registry, this);
+      } else contextDialogs.set(registry, this);
     }
     this._subscribe(registry);
   }

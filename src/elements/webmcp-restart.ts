@@ -4,13 +4,16 @@
  * adapter never downloads either. The element wraps the adapter: the arrow runs from here to
  * `src/webmcp`, never back.
  */
+import { checkConsumerGrant } from '../core/consumer-grant-check.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { createWebMcpAdapter } from '../webmcp/adapter.js';
 import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpAdapterStatus } from '../webmcp/types.js';
 
 /** What the restart reads and writes of `<agent-webmcp>` (its public properties). */
 export interface AgentWebMcpHost extends EventTarget {
-  status: WebMcpAdapterStatus | 'error';
+  status: WebMcpAdapterStatus | 'error' | 'refused';
+  /** Whether the page's script called `enable()` (vouching for the attributes as they are). */
+  readonly enabled: boolean;
   readonly scope: string | undefined;
   readonly toolPrefix: string | undefined;
   readonly consumer: string | undefined;
@@ -44,8 +47,21 @@ export async function restartAgentWebMcp(
     if (!previous) el.status = 'stopped';
     return;
   }
+  // Markup declares, script grants (core/consumer-grants.ts): without a grant or enable(), nothing runs.
+  let consumer = el.consumer || 'webmcp';
+  let prefix = el.toolPrefix;
+  if (!el.enabled) {
+    const verdict = checkConsumerGrant(registry, 'webmcp', { consumer: el.consumer, prefix: el.toolPrefix }, 'webmcp');
+    if (!verdict.ok) {
+      console.error(`[agent-surface-kit WEBMCP_NOT_GRANTED] <agent-webmcp> publishes nothing: ${verdict.message}.`);
+      el.status = 'refused';
+      return;
+    }
+    consumer = verdict.consumer;
+    prefix = verdict.prefix;
+  }
   const options: WebMcpAdapterOptions = { eventTarget: el };
-  if (el.toolPrefix) options.prefix = el.toolPrefix;
+  if (prefix) options.prefix = prefix;
   if (el.confirmationTtl != null) options.confirmationTtlMs = el.confirmationTtl;
   if (el.modelContext !== undefined) options.modelContext = el.modelContext;
   if (el.exposeCapability) options.exposeCapability = el.exposeCapability;
@@ -56,7 +72,7 @@ export async function restartAgentWebMcp(
   const scope = el.scope ? el.scope.split(/[\s,]+/).filter(Boolean) : [];
   const started = adapter.start({
     registry,
-    consumer: { id: el.consumer || 'webmcp', kind: 'webmcp' },
+    consumer: { id: consumer, kind: 'webmcp' },
     ...(scope.length ? { snapshotContext: { scope } } : {}),
   });
   // Not awaited by the element's queue: a reconfiguration queued meanwhile stops this adapter

@@ -1,5 +1,6 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { devAuthority } from '../../src/core/authority.js';
+import { grantConsumers } from '../../src/core/consumer-grants.js';
 import { createTestSurface } from '../../src/testing/index.js';
 import '../../src/elements/index.js';
 import type { AgentSurfaceElement, AgentWebMcpElement } from '../../src/elements/index.js';
@@ -13,6 +14,7 @@ async function surfaceWithWebMcp(host: CurrentHost | null, attrs: Record<string,
   </agent-surface>`);
   surface.authority = devAuthority();
   const el = document.createElement('agent-webmcp');
+  el.enable(); // the page's script vouches for it
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
   el.modelContext = host;
   surface.append(el);
@@ -90,6 +92,7 @@ describe('<agent-webmcp>', () => {
       </agent-surface>`);
       surface.authority = devAuthority();
       const el = document.createElement('agent-webmcp');
+      el.enable(); // the page's script vouches for it
       el.modelContext = host;
       const conflict = oneEvent(surface, 'agent-webmcp-conflict');
       surface.append(el);
@@ -110,6 +113,7 @@ describe('<agent-webmcp>', () => {
     const test = createTestSurface();
     test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
     const el = document.createElement('agent-webmcp');
+    el.enable(); // the page's script vouches for it
     el.modelContext = host;
     el.registry = test.registry;
     document.body.append(el);
@@ -136,6 +140,7 @@ describe('<agent-webmcp>', () => {
       test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
       const host = new CurrentHost();
       const el = document.createElement('agent-webmcp');
+      el.enable(); // the page's script vouches for it
       el.setAttribute('prefix', 'not a prefix!');
       el.modelContext = host;
       el.registry = test.registry;
@@ -159,6 +164,7 @@ describe('<agent-webmcp>', () => {
     const test = createTestSurface();
     test.action('domain:lamp.on', () => ({ on: true }), { description: 'Turn the lamp on.' });
     const host = new CurrentHost();
+    grantConsumers(test.registry, { webmcp: true });
     const el = await fixture<AgentWebMcpElement>(html`<agent-webmcp .modelContext=${host} .registry=${test.registry}></agent-webmcp>`);
     await waitUntil(() => el.status === 'active');
     expect(host.names()).to.deep.equal(['domain_lamp__on']);

@@ -89,6 +89,8 @@ export function e2eScenario(driver: AgentDriver): void {
     };
     confirm = surface.querySelector('agent-confirm')!;
     surface.authority = devAuthority();
+    // The page's script grants WebMCP, and the identity the markup below asks for.
+    surface.consumers = { webmcp: { consumer: 'browser-agent', prefix } };
     webmcp = document.createElement('agent-webmcp');
     webmcp.setAttribute('prefix', prefix);
     webmcp.setAttribute('consumer', 'browser-agent');

@@ -29,6 +29,7 @@ suite('a browser without any WebMCP host', () => {
       <agent-webmcp></agent-webmcp>
     </agent-surface>`);
     surface.authority = devAuthority();
+    surface.consumers = { webmcp: true };
     const el = surface.querySelector<AgentWebMcpElement>('agent-webmcp')!;
     await waitUntil(() => el.status === 'unsupported', `status is ${el.status}`);
     expect(el.getAttribute('status')).to.equal('unsupported');
@@ -55,6 +56,7 @@ suite('a browser without any WebMCP host', () => {
         <agent-webmcp></agent-webmcp>
       </agent-surface>`);
       surface.authority = devAuthority();
+      surface.consumers = { webmcp: true };
       const el = surface.querySelector<AgentWebMcpElement>('agent-webmcp')!;
       await waitUntil(() => el.status === 'active', `status is ${el.status}`);
       expect(legacy.names()).to.deep.equal(['domain_lamp__on']);
