@@ -9,8 +9,6 @@ import { DEV_MODE } from '../core/dev.js';
 export const ACTIVATION_DELAY_DEFAULT_MS = 500;
 /** The lowest delay markup can ask for, and script too outside development builds. */
 export const ACTIVATION_DELAY_FLOOR_MS = 300;
-/** The highest delay honoured: more would only keep approvals out of reach. */
-export const ACTIVATION_DELAY_CEILING_MS = 60_000;
 
 const DELAY_GRAMMAR = /^\d{1,9}(?:\.\d+)?$/;
 
@@ -25,7 +23,7 @@ export function activationDelayFromMarkup(value: string | null | undefined): num
  */
 export function activationDelayFromScript(value: unknown, dev: boolean = DEV_MODE): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return ACTIVATION_DELAY_DEFAULT_MS;
-  return Math.min(ACTIVATION_DELAY_CEILING_MS, dev ? value : Math.max(ACTIVATION_DELAY_FLOOR_MS, value));
+  return dev ? value : Math.max(ACTIVATION_DELAY_FLOOR_MS, value);
 }
 
 

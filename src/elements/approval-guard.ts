@@ -43,7 +43,6 @@
  * the page through the DevTools protocol, or a person who approves without reading.
  */
 export {
-  ACTIVATION_DELAY_CEILING_MS,
   ACTIVATION_DELAY_DEFAULT_MS,
   ACTIVATION_DELAY_FLOOR_MS,
   activationDelayFromMarkup,

@@ -114,7 +114,7 @@ describe('<agent-confirm>', () => {
       ['0x10', 500],
       ['Infinity', 500],
       ['NaN', 500],
-      ['99999999', 60000],
+      ['99999999', 99999999],
       [null, 500],
     ];
     for (const [value, expected] of cases) {
