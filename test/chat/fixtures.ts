@@ -63,7 +63,10 @@ export async function chatPage(
   ];
   const selected: string[] = [];
   const adapters = options.adapters ?? createScriptedAdapter(options.script ?? disableOfflineScript);
-  const surface = await fixture<AgentSurfaceElement>(html`<agent-surface .registry=${registry}>
+  const surface = await fixture<AgentSurfaceElement>(html`<agent-surface
+    .registry=${registry}
+    .consumers=${options.webmcpPrefix ? { webmcp: { prefix: options.webmcpPrefix } } : undefined}
+  >
     <agent-view name="devices" instance="main">
       <table id="table" style="width: 300px">
         <tbody>
