@@ -35,7 +35,9 @@ export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/compil
 export { devAuthority, createInterpreterValidator, DEV_TOKEN } from './dev/index.js';
 export { createAgentSurfaceRegistry } from './core/registry.js';
 export { DEFAULT_LIMITS } from './core/registry-core.js';
-export { grantConsumers, type ConsumerGrant, type ConsumerGrants } from './core/consumer-grants.js';
+// Left out: `grantConsumers`, for registries used without <agent-surface>; on a CDN page
+// `surface.consumers` grants the projections. Types cost nothing.
+export type { ConsumerGrant, ConsumerGrants } from './core/consumer-grants.js';
 export { matchesScope, compileScope } from './core/scope.js';
 export type { ScopeMatcher } from './core/scope.js';
 export { encodeWireName, decodeWireName, assignWireNames, WIRE_NAME_PATTERN, WIRE_NAME_MAX_LENGTH } from './core/wire-names.js';

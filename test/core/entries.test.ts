@@ -39,6 +39,7 @@ const LEFT_OUT = [
   'describeEffect',
   'formatInput',
   'formatRemaining',
+  'grantConsumers',
 ];
 
 describe('package entries', () => {
