@@ -25,7 +25,7 @@ describe('demo/index.html: the chat panel', () => {
     frame.style.cssText = 'position:fixed;left:0;top:0;width:1300px;height:900px;border:0';
     frame.src = '/demo/index.html';
     document.body.append(frame);
-    await waitUntil(() => frame.contentDocument?.documentElement.dataset.ready === 'true', 'demo ready', { timeout: 20000 });
+    await waitUntil(() => frame.contentDocument?.documentElement?.dataset.ready === 'true', 'demo ready', { timeout: 20000 });
     doc = frame.contentDocument!;
     frame.contentWindow!.sessionStorage.clear();
     chat = doc.querySelector('agent-chat')!;

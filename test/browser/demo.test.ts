@@ -13,7 +13,7 @@ async function openDemo(src: string): Promise<{ frame: HTMLIFrameElement; doc: D
   frame.src = src;
   document.body.append(frame);
   await waitUntil(
-    () => frame.contentDocument?.documentElement.dataset.ready === 'true',
+    () => frame.contentDocument?.documentElement?.dataset.ready === 'true',
     `${src} did not get ready`,
     {
       timeout: 20000,
