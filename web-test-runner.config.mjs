@@ -1,4 +1,5 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromiumArgs } from './scripts/chromium-args.mjs';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter } from '@web/test-runner';
 import { summaryReporter } from './scripts/wtr-summary-reporter.mjs';
@@ -9,16 +10,7 @@ import { POLYFILL_TEST_GLOB, webmcpPolyfillGroups } from './scripts/wtr-webmcp.m
 
 process.env.CHROME_PATH ??= '/usr/bin/chromium';
 
-export const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-setuid-sandbox',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-gpu',
-];
+export { chromiumArgs };
 
 /** Chromium with the native WebMCP host on (`--enable-features=WebMCP`) for the WebMCP suites. */
 export function chromium({ webmcp = false } = {}) {

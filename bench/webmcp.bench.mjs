@@ -2,6 +2,7 @@
 // `node bench/webmcp.bench.mjs` — bundles a page with esbuild, serves it on localhost (a secure
 // context), drives /usr/bin/chromium --enable-features=WebMCP with puppeteer-core and watches the
 // host from outside over the DevTools WebMCP domain. Prints a markdown table.
+import { chromiumArgs } from '../scripts/chromium-args.mjs';
 import { build } from 'esbuild';
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -128,7 +129,7 @@ const url = `http://localhost:${server.address().port}/`;
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
   headless: true,
-  args: ['--no-sandbox', '--disable-setuid-sandbox', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--enable-features=WebMCP'],
+  args: [...chromiumArgs, '--enable-features=WebMCP'],
 });
 
 const median = (xs) => {
