@@ -318,6 +318,17 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       consumer: r.consumer,
     };
     if (p.instanceId !== undefined) request.instanceId = p.instanceId;
+    // A host (or a script holding the tool object) may keep an `execute` after we withdrew it: after
+    // stop(), or once this projection was replaced or dropped. Withdrawn means it runs nothing.
+    if (r.stopped.signal.aborted || r.projections.get(p.name) !== p) {
+      return toToolResult(
+        failure(
+          request,
+          r.surfaceVersion ?? '',
+          errorPayload('CAPABILITY_NOT_FOUND', 'This tool was withdrawn from the page; list the tools again.', { reason: 'withdrawn', tool: p.name }),
+        ),
+      );
+    }
     // The latest projected version: an unchanged tool keeps its registration but tracks the surface.
     if (r.surfaceVersion !== undefined) request.surfaceVersion = r.surfaceVersion;
     if (signal) request.signal = signal;

@@ -358,6 +358,57 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     expect(a.status).to.equal('active');
   });
 
+  describe('stopped means stopped: an execute the host kept runs nothing', () => {
+    // Every shape: the host hands back the very tool object it was given; the handler counts runs.
+    for (const Host of [CurrentHost, LegacyHost, BatchHost]) {
+      it(`${Host.name}: after stop(), a kept execute answers an error result and the handler does not run`, async () => {
+        let runs = 0;
+        surface.action('domain:door.open', () => ({ opened: ++runs }), { effect: 'local-state', description: 'Open the door.' });
+        const host = new Host();
+        const a = await started(host);
+        const kept = host.tool('domain_door__open');
+        // It runs while the adapter is running...
+        expect(content(await kept.execute({}, { signal: new AbortController().signal })).body).to.deep.equal({ opened: 1 });
+        await a.stop();
+        expect(host.names()).to.deep.equal([]);
+        // ...and not after, whatever the host does with the reference.
+        for (const input of [{}, '{}', undefined]) {
+          const result = content(await kept.execute(input, { signal: new AbortController().signal }));
+          expect(result.isError).to.equal(true);
+          expect(result.body).to.deep.include({ code: 'CAPABILITY_NOT_FOUND', retry: 'after-refresh' });
+          expect(result.body.details).to.deep.include({ reason: 'withdrawn' });
+        }
+        expect(runs).to.equal(1);
+        // A restart registers a new tool object; the old one stays dead.
+        await a.start({ registry: surface.registry });
+        expect(content(await host.tool('domain_door__open').execute({}, { signal: new AbortController().signal })).body).to.deep.equal({ opened: 2 });
+        expect(content(await kept.execute({}, { signal: new AbortController().signal })).isError).to.equal(true);
+        expect(runs).to.equal(2);
+      });
+    }
+
+    it('a projection withdrawn by curation or replaced by a new registration runs nothing through its old execute', async () => {
+      let runs = 0;
+      let exposed = true;
+      const handle = surface.action('domain:door.open', () => ({ opened: ++runs }), { effect: 'local-state', description: 'Open the door.' });
+      const host = new CurrentHost();
+      const a = await started(host, { exposeCapability: (d) => (d.capabilityId === 'domain:door.open' ? exposed : undefined) });
+      const kept = host.tool('domain_door__open');
+      // Curation hides it while the capability stays available: the old object must not reach it.
+      exposed = false;
+      handle.update({ note: 'curated away' });
+      await waitUntil(() => !host.tools.has('domain_door__open'));
+      expect(content(await kept.execute({})).isError).to.equal(true);
+      exposed = true;
+      handle.update({ note: 'back' });
+      await waitUntil(() => host.tools.has('domain_door__open'));
+      expect(content(await kept.execute({})).isError).to.equal(true);
+      expect(content(await host.tool('domain_door__open').execute({})).body).to.deep.equal({ opened: 1 });
+      expect(runs).to.equal(1);
+      await a.stop();
+    });
+  });
+
   it('a stop() right after start() voids the start: nothing stays registered', async () => {
     const host = new CurrentHost();
     adapter = createWebMcpAdapter({ modelContext: host });
