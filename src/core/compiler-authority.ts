@@ -57,7 +57,7 @@ function refuse(
     reason,
     error: {
       code: 'UNAUTHORIZED_CONTRACT',
-      message: `Capability "${id}" ${problem}use the token \`agent-surface compile\` gives${tail}`,
+      message: `Capability "${id}" ${problem}run \`agent-surface compile --write\` (in code: use the manifest's token)${tail}`,
       details: { capabilityId: id, reason, ...details },
     },
   };
@@ -279,7 +279,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
           id,
           known
             ? 'carries a token this build did not issue: '
-            : "is not in this build's manifest: compile it and ",
+            : "is not in this build's manifest: add its file to the compile and ",
           'unknown-token',
           { inManifest: known !== undefined },
         );

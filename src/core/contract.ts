@@ -6,6 +6,7 @@
 import { parseCapabilityId } from './capability-id.js';
 import { canonicalCopy, canonicalJson, walkJson } from './canonical-json.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
+import { endSentence } from './util.js';
 import type {
   CapabilityConcurrency,
   CapabilityContract,
@@ -229,7 +230,9 @@ export function invalidContractError(
   if (typeof id === 'string') details.capabilityId = id;
   return new AgentSurfaceDefinitionError(
     'INVALID_CONTRACT',
-    `Invalid capability contract ${id && typeof id === 'string' ? `"${id}"` : '(without a valid id)'}: ${problems.map((p) => p.message).join('; ')}.`,
+    endSentence(
+      `Invalid capability contract ${id && typeof id === 'string' ? `"${id}"` : '(without a valid id)'}: ${problems.map((p) => p.message).join('; ')}`,
+    ),
     details,
   );
 }

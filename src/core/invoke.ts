@@ -10,7 +10,7 @@
 import { canonicalJson, checkJson } from './canonical-json.js';
 import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
 import type { ConfirmationBinding } from './confirmations.js';
-import { isSignal } from './util.js';
+import { endSentence, isSignal } from './util.js';
 import { RunningCalls, type AbortCode, type RunningCall } from './running.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
@@ -494,7 +494,7 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
       core,
       inv,
       'CAPABILITY_NOT_AVAILABLE',
-      `"${inv.capabilityId}" is not available right now${reason !== undefined ? `: ${reason}` : ''}.`,
+      endSentence(`"${inv.capabilityId}" is not available right now${reason?.trim() ? `: ${reason.trim()}` : ''}`),
       reason !== undefined ? { reason } : undefined,
     );
   }
@@ -551,7 +551,7 @@ function authorize(core: RegistryCore, inv: Invocation, reg: Registration): Agen
         continue;
       }
       if (typeof d.deny === 'string') {
-        return failure(core, inv, 'NOT_AUTHORIZED', `Not authorized: ${d.deny}`, { policy: policy.name, reason: d.deny });
+        return failure(core, inv, 'NOT_AUTHORIZED', endSentence(`Not authorized: ${d.deny}`), { policy: policy.name, reason: d.deny });
       }
     }
     // Anything else is not a permission: fail closed.

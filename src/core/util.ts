@@ -63,3 +63,13 @@ export function lazyModule<M>(fetch: () => Promise<M>): LazyModule<M> {
   };
   return lazy;
 }
+
+/**
+ * `text` ended as a sentence: a full stop added unless it already ends with `.`, `!`, `?` or `…`
+ * (before any closing quote or bracket). Messages that end with author or host text (a reason, a
+ * description) use it, so "…is locked." never becomes "…is locked..".
+ */
+export function endSentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?…]["'’”)\]]*$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}

@@ -20,6 +20,8 @@ import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
 import { REPORTS_OWN_REFUSALS } from '../core/registry-core.js';
 import { connectedCapabilities } from './settling.js';
+import { DEV_MODE } from '../core/dev.js';
+import { checkBehaviour, checkInsideSurface } from './dev-checks.js';
 import { eventParent } from './tree-order.js';
 
 /** A registration waiting for the next batch: where, what, and the keys that tell a real change. */
@@ -160,6 +162,7 @@ export class AgentCapabilityElement extends ReactiveElement {
     this.#registry.value = this.#view.value = undefined;
     ensureContextRoot(this.ownerDocument);
     connectedCapabilities.add(this);
+    if (DEV_MODE) checkInsideSurface(this);
     super.connectedCallback();
     (observer ??= new MutationObserver(onMutations)).observe(this, {
       childList: true,
@@ -204,6 +207,17 @@ export class AgentCapabilityElement extends ReactiveElement {
   protected override updated(): void {
     const registry = this.isConnected ? this.#registry.value : undefined;
     const view = this.#view.value;
+    if (registry && !registry.disposed && view?.refused) {
+      // The view logged why; each capability inside still tells its listeners it was refused.
+      this.#refuse(
+        registry,
+        `view:${view.refused}`,
+        { code: 'INVALID_REGISTRATION', message: `its <agent-view> was refused: ${view.refused}` },
+        undefined,
+        true,
+      );
+      return;
+    }
     if (!registry || registry.disposed || view?.refused || (!view && this.#viewPending())) {
       this.#release();
       return;
@@ -243,6 +257,7 @@ export class AgentCapabilityElement extends ReactiveElement {
       contract = built.contract;
     }
 
+    if (DEV_MODE) checkBehaviour(this, contract.kind, this.handler, this.read);
     const token = this.getAttribute('token');
     const instanceId = view?.instance;
     const key = JSON.stringify([contract, token, instanceId ?? null]);
@@ -318,10 +333,11 @@ export class AgentCapabilityElement extends ReactiveElement {
     return false;
   }
 
-  #refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string): void {
+  #refuse(registry: AgentSurfaceRegistry, key: string, error: DefinitionErrorPayload, capabilityId?: string, logged?: boolean): void {
     this.#release();
     if (this.#refusal?.registry === registry && this.#refusal.key === key) return;
     this.#refusal = { registry, key };
+    if (logged) return void this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
     // The compiler reads sources as UTF-8; a page decoded otherwise changes non-ASCII text, so its
     // contract no longer matches the token.
     const charset = this.ownerDocument.characterSet;
@@ -348,23 +364,43 @@ export class AgentCapabilityElement extends ReactiveElement {
     const capabilityId = this.#current?.handle.capabilityId ?? '';
     let response: { value: unknown } | undefined;
     let open = true;
-    this.dispatchEvent(
-      new AgentInvokeEvent({
-        capabilityId,
-        ...(ctx.instanceId !== undefined ? { instanceId: ctx.instanceId } : {}),
-        kind,
-        input,
-        invocationId: ctx.invocationId,
-        consumer: ctx.consumer,
-        signal: ctx.signal,
-        respondWith(value: unknown) {
-          // Too late (the listener returned) or a second answer: one rule, one message.
-          if (!open || response) throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
-          response = { value };
-        },
-      }),
-    );
+    // A listener's exception does not reach dispatchEvent's caller: the browser reports it to the
+    // window, synchronously, during dispatch. Catch that report to tell "a listener threw" from "nobody answered".
+    let thrown: { error: unknown } | undefined;
+    const onError = (e: ErrorEvent) => {
+      thrown ??= { error: e.error ?? e.message };
+      e.preventDefault(); // reported below, with the element it is about
+    };
+    const win = this.ownerDocument.defaultView;
+    win?.addEventListener('error', onError);
+    try {
+      this.dispatchEvent(
+        new AgentInvokeEvent({
+          capabilityId,
+          ...(ctx.instanceId !== undefined ? { instanceId: ctx.instanceId } : {}),
+          kind,
+          input,
+          invocationId: ctx.invocationId,
+          consumer: ctx.consumer,
+          signal: ctx.signal,
+          respondWith(value: unknown) {
+            // Too late (the listener returned) or a second answer: one rule, one message.
+            if (!open || response) throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
+            response = { value };
+          },
+        }),
+      );
+    } finally {
+      win?.removeEventListener('error', onError);
+    }
     open = false;
+    // An AgentSurfaceError is the listener's chosen answer (its code reaches the agent); anything else is a bug.
+    if (thrown?.error instanceof AgentSurfaceError && !response) throw thrown.error;
+    if (thrown) {
+      console.error(`[agent-surface-kit LISTENER_THREW] agent-invoke listener of ${elementLabel(this)}:`, thrown.error);
+      // The agent gets EXECUTION_FAILED without the listener's message (any non-kit error does).
+      if (!response) throw thrown.error;
+    }
     if (!response) {
       throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
         details: { reason: 'no-handler' },

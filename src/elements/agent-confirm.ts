@@ -4,6 +4,8 @@ import type { AgentSurfaceRegistry } from '../core/types.js';
 import { lazyModule } from '../core/util.js';
 import { activationDelayFromMarkup, activationDelayFromScript } from './approval-config.js';
 import { ensureContextRoot, registryContext } from './context.js';
+import { DEV_MODE } from '../core/dev.js';
+import { checkInsideSurface } from './dev-checks.js';
 
 /** @internal How the element fetches its dialog chunk; a test swaps `load` to play a failed download. */
 export const confirmDialogChunk = { load: () => import('./confirm-dialog.js') };
@@ -127,6 +129,7 @@ export class AgentConfirmElement extends ReactiveElement {
   }
 
   override connectedCallback(): void {
+    if (DEV_MODE) checkInsideSurface(this);
     this.#context.value = undefined;
     ensureContextRoot(this.ownerDocument);
     super.connectedCallback();

@@ -15,6 +15,8 @@ import { registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
 import { NoViewProvider } from './no-view-provider.js';
 import { connectedCapabilities } from './settling.js';
+import { DEV_MODE } from '../core/dev.js';
+import { checkSurface } from './dev-checks.js';
 
 /**
  * The root of an agent surface: owns (or is given) the registry every `<agent-view>` and
@@ -123,6 +125,7 @@ export class AgentSurfaceElement extends ReactiveElement {
     clearTimeout(this.#disposeTimer);
     this.#disposeTimer = undefined;
     this.#sync();
+    if (DEV_MODE) checkSurface(this, () => [...connectedCapabilities].some((c) => inside(this, c)));
   }
 
   override disconnectedCallback(): void {

@@ -2,7 +2,7 @@
  * `createWebMcpAdapter`: projects a registry onto the page's WebMCP host, one tool per available
  * capability (instance), kept in sync incrementally, every call through `registry.invoke`.
  */
-import { isSignal } from '../core/util.js';
+import { endSentence, isSignal } from '../core/util.js';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import { errorPayload } from '../core/errors.js';
 import { toToolResult } from '../core/tool-result.js';
@@ -170,7 +170,7 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
     // Not de-duplicated: a name you did not get is a name an agent reaches someone else through.
     console.error(
       `[agent-surface-kit WEBMCP_NAME_REFUSED] The WebMCP host refused the tool "${conflict.name}" ` +
-        `(${conflict.capabilityId}): ${conflict.errorName}: ${conflict.message}. Another script may own ` +
+        `(${conflict.capabilityId}): ${conflict.errorName}: ${endSentence(conflict.message)} Another script may own ` +
         `this name; give <agent-webmcp> a distinct prefix.`,
     );
     const target = options.eventTarget ?? (globalThis as { window?: EventTarget }).window;
