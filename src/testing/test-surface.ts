@@ -50,6 +50,12 @@ export interface TestCapabilityOptions extends Partial<Omit<CapabilityContract, 
 
 export type TestSurfaceEvent = RegistryEventMap[keyof RegistryEventMap];
 
+/**
+ * A result from the test surface: on failure, `cause` is the error behind it for the developer (what
+ * the handler threw, or which output field JSON cannot carry); agents never see it.
+ */
+export type TestInvocationResult = AgentInvocationResult & { cause?: unknown };
+
 export interface TestSurface {
   readonly registry: AgentSurfaceRegistry;
   readonly authority: AgentSurfaceAuthority;
@@ -78,7 +84,7 @@ export interface TestSurface {
    * Invokes with a fresh invocationId, the test consumer and the current surfaceVersion; `request`
    * overrides any field (pass `surfaceVersion: undefined` to send none).
    */
-  invoke(capabilityId: string, input?: unknown, request?: Partial<InvokeRequest>): Promise<AgentInvocationResult>;
+  invoke(capabilityId: string, input?: unknown, request?: Partial<InvokeRequest>): Promise<TestInvocationResult>;
   /**
    * Invokes; if the call needs a confirmation, decides it as the person would (`approve` by
    * default) and retries with the same invocationId and the confirmationId. Returns the final result.
@@ -87,7 +93,7 @@ export interface TestSurface {
     capabilityId: string,
     input?: unknown,
     options?: { decision?: 'approve' | 'deny'; reason?: string; request?: Partial<InvokeRequest> },
-  ): Promise<AgentInvocationResult>;
+  ): Promise<TestInvocationResult>;
   /** The oldest pending confirmation this surface has not handed out yet, waiting for one if needed. */
   nextConfirmation(options?: { timeoutMs?: number }): Promise<PendingConfirmation>;
   /** Waits for the next confirmation and approves it. */
@@ -124,6 +130,9 @@ export function createTestSurface(options: TestSurfaceOptions = {}): TestSurface
       kind,
       effect: kind === 'action' ? 'local-state' : 'read',
       description: `Test ${kind} ${id}.`,
+      // Without a schema the shorthand takes any object (a contract's own default takes none), so
+      // `surface.action(id, ({ id }) => …)` answers `{ id: 'd1' }`; pass inputSchema to test validation.
+      inputSchema: { type: 'object' },
       ...contractFields,
     } as CapabilityContract;
   };
@@ -146,19 +155,33 @@ export function createTestSurface(options: TestSurfaceOptions = {}): TestSurface
     });
   };
 
+  /** Failed results get the developer-facing error behind them (from the invocation event) as `cause`. */
+  const withCause = (result: AgentInvocationResult): TestInvocationResult => {
+    if (result.ok) return result;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i];
+      if (e.type === 'invocation' && e.invocationId === result.invocationId)
+        // Not enumerable: results still compare (and serialize) as the agent's result does.
+        return e.cause === undefined ? result : Object.defineProperty({ ...result }, 'cause', { value: e.cause });
+    }
+    return result;
+  };
+
   const nextInvocationId = () => `test-${surfaceNo}-${++seq}`;
 
   const invoke = (capabilityId: string, input?: unknown, request: Partial<InvokeRequest> = {}) =>
-    registry.invoke({
-      capabilityId,
-      input,
-      invocationId: nextInvocationId(),
-      consumer,
-      surfaceVersion: registry.surfaceVersion,
-      ...request,
-    } as InvokeRequest);
+    registry
+      .invoke({
+        capabilityId,
+        input,
+        invocationId: nextInvocationId(),
+        consumer,
+        surfaceVersion: registry.surfaceVersion,
+        ...request,
+      } as InvokeRequest)
+      .then(withCause);
 
-  const nextConfirmation = ({ timeoutMs = 2000 }: { timeoutMs?: number } = {}): Promise<PendingConfirmation> => {
+  const nextConfirmation = ({ timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<PendingConfirmation> => {
     const take = (): PendingConfirmation | undefined => {
       const next = registry.confirmations.list().find((c) => !handedOut.has(c.confirmationId));
       if (next) handedOut.add(next.confirmationId);

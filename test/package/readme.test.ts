@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, extname, join, normalize, sep } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { packedDir, projectFolder } from './packed.js';
+import { packedDir, projectFolder, sectionBlocks } from './packed.js';
 
 const CDN_URL = 'https://unpkg.com/agent-surface-kit/dist/cdn/agent-surface.min.js';
 const LOCAL_URL = '/node_modules/agent-surface-kit/dist/cdn/agent-surface.min.js';
@@ -22,16 +22,6 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json',
   '.map': 'application/json',
 };
-
-/** The fenced blocks of one README section, in order. */
-export function sectionBlocks(readme: string, heading: string): Array<{ lang: string; code: string }> {
-  const start = readme.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `README has a "${heading}" section`);
-  const rest = readme.slice(start + heading.length + 2);
-  const end = rest.search(/\n#{1,3} /);
-  const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], code: m[2] }));
-}
 
 let root: string;
 let project: string;
