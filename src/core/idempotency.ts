@@ -1,10 +1,14 @@
 /**
- * The idempotency store (DESIGN section 3, step 1): one entry per (consumer id, invocation id),
- * bounded in count and age. A ring of the last `maxEntries` insertions decides eviction in O(1);
- * age is checked when an entry is looked up, so there are no timers.
+ * The idempotency store (DESIGN section 3, step 1): one shelf per consumer id, so one consumer's
+ * calls can never push out another's. An entry is recorded from a call's first step (a retry in the
+ * meantime joins it) but holds one of the consumer's `maxEntries` slots only once its handler is
+ * about to run: a call refused before that takes no slot and evicts nothing. A running entry never
+ * leaves; a finished one expires `ttlMs` after it finished. A full shelf makes room only by dropping
+ * its oldest finished entry whose effect may safely run twice (see `keep`); when every slot is kept,
+ * `hold` says no and the call is refused with RATE_LIMITED. No timers: age is checked on lookup.
  *
- * Entries are small and hold the request's input by reference: a reused key compares requests by
- * canonical JSON only then (see `sameInput`), so the hot path never serializes input.
+ * Entries hold the request's input snapshot: a reused key compares requests by canonical JSON only
+ * then (see `sameInput`).
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
 import type { AgentInvocationResult } from './types.js';
@@ -14,9 +18,14 @@ export class IdempotencyEntry<R = unknown> {
   readonly invocationId: string;
   readonly capabilityId: string;
   readonly instanceId: string | undefined;
-  /** The request's input as given (`undefined` stands for `{}`). */
+  /** The request's input (`undefined` stands for `{}`). */
   readonly input: unknown;
-  expiresAt = 0;
+  /** Set when the call finished; until then the entry never expires. */
+  expiresAt = Infinity;
+  /** Holds a slot: its handler was called. */
+  held = false;
+  /** A finished entry that must stay for its TTL (its call changed something outside the page). */
+  keep = false;
   /** Set once the call has finished. */
   result: AgentInvocationResult | undefined = undefined;
   /** Callers that joined while it ran. */
@@ -48,70 +57,78 @@ export class IdempotencyEntry<R = unknown> {
   }
 }
 
+/** One consumer's entries, oldest first (a Map keeps insertion order), and how many hold a slot. */
+interface Shelf<E> {
+  readonly entries: Map<string, E>;
+  held: number;
+}
+
 export class IdempotencyStore<E extends IdempotencyEntry<unknown>> {
-  readonly #byConsumer = new Map<string, Map<string, E>>();
-  readonly #ring: (E | undefined)[];
-  #next = 0;
+  readonly #byConsumer = new Map<string, Shelf<E>>();
+  readonly #max: number;
   readonly #ttlMs: number;
 
   constructor(maxEntries: number, ttlMs: number) {
-    this.#ring = new Array<E | undefined>(Math.max(1, Math.floor(maxEntries))).fill(undefined);
+    this.#max = Math.max(1, Math.floor(maxEntries));
     this.#ttlMs = ttlMs;
   }
 
   /** The live entry for the key, dropping it when it has expired. */
   get(consumerId: string, invocationId: string, now: number): E | undefined {
-    const entries = this.#byConsumer.get(consumerId);
-    if (entries === undefined) return undefined;
-    const entry = entries.get(invocationId);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= now) {
-      this.#delete(entries, entry);
+    const entry = this.#byConsumer.get(consumerId)?.entries.get(invocationId);
+    if (entry !== undefined && entry.expiresAt <= now) {
+      this.remove(entry);
       return undefined;
     }
     return entry;
   }
 
-  /** Adds `entry` (its `expiresAt` is set here), evicting the entry added `maxEntries` insertions ago. */
-  add(entry: E, now: number): void {
-    entry.expiresAt = now + this.#ttlMs;
-    let entries = this.#byConsumer.get(entry.consumerId);
-    if (entries === undefined) {
-      entries = new Map();
-      this.#byConsumer.set(entry.consumerId, entries);
+  /** Records a call that has not run yet: retries join it; it holds no slot and evicts nothing. */
+  add(entry: E): void {
+    let shelf = this.#byConsumer.get(entry.consumerId);
+    if (shelf === undefined) this.#byConsumer.set(entry.consumerId, (shelf = { entries: new Map(), held: 0 }));
+    shelf.entries.set(entry.invocationId, entry);
+  }
+
+  /**
+   * Gives `entry` a slot just before its handler runs. On a full shelf the oldest finished entry
+   * that is expired or not kept makes room; `false` when there is none (the call must not run).
+   */
+  hold(entry: E, keep: boolean, now: number): boolean {
+    const shelf = this.#byConsumer.get(entry.consumerId)!;
+    if (shelf.held >= this.#max) {
+      let victim: E | undefined;
+      for (const e of shelf.entries.values()) {
+        if (e.held && e.result !== undefined && (!e.keep || e.expiresAt <= now)) {
+          victim = e;
+          break;
+        }
+      }
+      if (victim === undefined) return false;
+      this.remove(victim);
     }
-    entries.set(entry.invocationId, entry);
-    const ring = this.#ring;
-    const slot = this.#next;
-    const evicted = ring[slot];
-    ring[slot] = entry;
-    this.#next = slot + 1 === ring.length ? 0 : slot + 1;
-    if (evicted !== undefined && evicted !== entry) this.remove(evicted);
+    entry.held = true;
+    entry.keep = keep;
+    shelf.held++;
+    return true;
+  }
+
+  /** The call of `entry` finished: its TTL starts now. */
+  finished(entry: E, now: number): void {
+    entry.expiresAt = now + this.#ttlMs;
   }
 
   /** Forgets `entry` if it is still the one stored under its key. */
   remove(entry: E): void {
-    const entries = this.#byConsumer.get(entry.consumerId);
-    if (entries !== undefined) this.#delete(entries, entry);
-  }
-
-  #delete(entries: Map<string, E>, entry: E): void {
-    if (entries.get(entry.invocationId) !== entry) return;
-    entries.delete(entry.invocationId);
-    if (entries.size === 0) this.#byConsumer.delete(entry.consumerId);
-  }
-
-  /** Entries currently stored (expired ones included until looked up or evicted). */
-  get size(): number {
-    let n = 0;
-    for (const entries of this.#byConsumer.values()) n += entries.size;
-    return n;
+    const shelf = this.#byConsumer.get(entry.consumerId);
+    if (shelf === undefined || shelf.entries.get(entry.invocationId) !== entry) return;
+    shelf.entries.delete(entry.invocationId);
+    if (entry.held) shelf.held--;
+    if (shelf.entries.size === 0) this.#byConsumer.delete(entry.consumerId);
   }
 
   clear(): void {
     this.#byConsumer.clear();
-    this.#ring.fill(undefined);
-    this.#next = 0;
   }
 }
 

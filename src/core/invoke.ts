@@ -40,6 +40,8 @@ const MAX_ISSUES = 20;
 /** Instances listed in an `AMBIGUOUS_INSTANCE` error. */
 const MAX_LISTED_INSTANCES = 50;
 
+/** Effects whose finished calls keep their idempotency slot for the whole TTL (step 1). */
+const KEPT_EFFECTS: ReadonlySet<string> = new Set(['server-mutation', 'external-side-effect', 'destructive']);
 /** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
 const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'external-side-effect']);
 
@@ -260,7 +262,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
         }
       } else {
         const entry = new IdempotencyEntry<Registration>(inv.consumer!.id, inv.invocationId, inv.capabilityId, inv.instanceId, inv.input);
-        store.add(entry, t);
+        store.add(entry);
         inv.entry = entry;
         // 2.–5. and the shape of the input
         result = resolve(core, inv);
@@ -322,6 +324,7 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
   if (entry !== undefined) {
     // Only a call whose handler ran is terminal; anything refused before may be retried as is.
     if (!inv.started) core.idempotency!.remove(entry);
+    else core.idempotency!.finished(entry, now());
     entry.registration = inv.reg;
     entry.settle(result);
   }
@@ -698,6 +701,16 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   if (!reg.active) return unmounted(core, inv);
   const signal = inv.signal;
   if (signal !== undefined && signal.aborted) return cancelled(core, inv);
+  if (!core.idempotency!.hold(inv.entry!, KEPT_EFFECTS.has(reg.info.contract.effect), now())) {
+    const idempotencyEntries = core.limits.idempotencyEntries;
+    return failure(
+      core,
+      inv,
+      'RATE_LIMITED',
+      `This consumer's last ${idempotencyEntries} calls must stay on record so a retry cannot run them twice; retry after a delay.`,
+      { idempotencyEntries },
+    );
+  }
   if (inv.approval !== undefined && !consumeConfirmation(core.confirmations, inv.approval)) return confirmationInvalid(core, inv, 'expired');
   const ctx = new HandlerContext(inv);
   inv.ctx = ctx;

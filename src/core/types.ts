@@ -321,9 +321,13 @@ export interface RegistryLimits {
   maxInputBytes?: number;
   /** Default 32 KiB of JSON. */
   maxOutputBytes?: number;
-  /** Default 200. */
+  /**
+   * Calls on record per consumer (each handler call takes one until its entry expires). Finished
+   * `server-mutation`, `external-side-effect` and `destructive` calls are never evicted before their
+   * TTL: when they fill a consumer's record, its new calls are RATE_LIMITED. Default 200.
+   */
   idempotencyEntries?: number;
-  /** Default 600 000. */
+  /** How long a finished call's result is replayed for its (consumer, invocationId). Default 600 000. */
   idempotencyTtlMs?: number;
 }
 
