@@ -73,12 +73,6 @@ export {
 // `formatRemaining`). In a page only the approval dialog uses them, and its lazy chunk carries them.
 export type { FormattedEntry, FormattedInput } from './elements/format-input.js';
 
-// Everything `agent-surface-kit/webmcp` exports, but the adapter and the tool source load on first
-// use (lazy chunks beside this file, shared with <agent-webmcp>'s own import of the adapter).
-export { createWebMcpAdapter, createWebMcpSource } from './webmcp/lazy.js';
-export { annotationsFor } from './webmcp/annotations.js';
-export { DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_WEBMCP_CONSUMER } from './webmcp/adapter-options.js';
-export { ToolSourceError } from './webmcp/source-error.js';
-export { detectModelContext, modelContextShape } from './webmcp/detect.js';
-export { AgentWebMcpConflictEvent } from './webmcp/events.js';
-export type * from './webmcp/types.js';
+// Everything `agent-surface-kit/webmcp` exports: the very same modules, whose work loads on first
+// use (adapter-run.ts on the first start, source-engine.ts on the first discovery).
+export * from './webmcp/index.js';

@@ -1,7 +1,6 @@
 /**
- * What `createWebMcpAdapter` checks before it loads anything: its defaults, its options and the
- * host handed to `start`. Shared by the adapter and its lazy facade (lazy.ts), so both throw the
- * same errors at the same moment.
+ * The adapter's defaults, and what `createWebMcpAdapter` checks before it loads anything: its
+ * options (at construction) and the host handed to `start`.
  */
 import type { AgentConsumer } from '../core/types.js';
 import { modelContextShape } from './detect.js';

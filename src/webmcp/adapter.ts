@@ -1,420 +1,42 @@
 /**
  * `createWebMcpAdapter`: projects a registry onto the page's WebMCP host, one tool per available
  * capability (instance), kept in sync incrementally, every call through `registry.invoke`.
+ *
+ * This module is the adapter's state: options, status, start and stop. What a started adapter runs
+ * (projection, reconciliation, calls, confirmation waits: adapter-run.ts) is a real `import()`,
+ * fetched on the first start on a page that has a host, the same in every build. A page without a
+ * host, or one that never starts an adapter, never fetches it.
  */
-import { endSentence, isSignal } from '../core/util.js';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
-import { errorPayload } from '../core/errors.js';
-import { toToolResult } from '../core/tool-result.js';
-import type {
-  AgentConsumer,
-  AgentInvocationResult,
-  AgentSurfaceRegistry,
-  CapabilityDescriptor,
-  InvocationFailure,
-  InvokeRequest,
-  JsonSchema,
-  ToolResult,
-} from '../core/types.js';
-import { WIRE_NAME_MAX_LENGTH, assignWireNames, encodeWireName, wireHash } from '../core/wire-names.js';
+import { lazyModule } from '../core/util.js';
 import { DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_WEBMCP_CONSUMER, checkAdapterHost, validateAdapterOptions } from './adapter-options.js';
-import { annotationsFor, type ContractHints } from './annotations.js';
+import type { AdapterRun } from './adapter-run.js';
+import { annotationsFor } from './annotations.js';
 import { detectModelContext, modelContextShape } from './detect.js';
-import { AgentWebMcpConflictEvent } from './events.js';
-import { createToolSync, type HostRefusal, type ToolSpec, type ToolSync } from './host-sync.js';
-import type {
-  ModelContextExecuteOptions,
-  ModelContextShape,
-  ModelContextTool,
-  WebMcpAdapter,
-  WebMcpAdapterHost,
-  WebMcpAdapterOptions,
-  WebMcpAdapterStatus,
-  WebMcpConflict,
-} from './types.js';
+import type { ModelContextShape, WebMcpAdapter, WebMcpAdapterHost, WebMcpAdapterOptions, WebMcpAdapterStatus } from './types.js';
 
 // Re-exported: `agent-surface-kit/webmcp` has always exported them from here.
 export { DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_WEBMCP_CONSUMER, annotationsFor };
 
-const NO_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false }) as JsonSchema;
-
-/** One projected tool: what the host holds, and what its calls resolve to. */
-interface Projection extends ToolSpec {
-  readonly name: string;
-  readonly capabilityId: string;
-  readonly instanceId: string | undefined;
-  readonly registrationId: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  readonly hints: ContractHints;
-  /** The descriptor it was projected from: the registry hands back the same object while nothing changed. */
-  source: CapabilityDescriptor;
-}
-
-/** Everything one `start` … `stop` owns. */
-interface Run {
-  readonly registry: AgentSurfaceRegistry;
-  readonly consumer: AgentConsumer;
-  readonly scope: readonly string[] | undefined;
-  readonly sync: ToolSync;
-  /** Aborted by `stop()`: ends confirmation waits. */
-  readonly stopped: AbortController;
-  projections: Map<string, Projection>;
-  /** The surfaceVersion of the last reconciled snapshot: what calls carry. */
-  surfaceVersion: string | undefined;
-  unsubscribe: () => void;
-}
-
-function sameHints(a: Projection['hints'], b: Projection['hints']): boolean {
-  return a.readOnlyHint === b.readOnlyHint && a.consequentialHint === b.consequentialHint && a.untrustedContentHint === b.untrustedContentHint;
-}
-
-function sameSchema(a: JsonSchema, b: JsonSchema): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** The prefixed name, kept within 64 characters by a hash of the full name where needed. */
-function withPrefix(prefix: string, name: string): string {
-  if (!prefix) return name;
-  const full = prefix + name;
-  if (full.length <= WIRE_NAME_MAX_LENGTH) return full;
-  const hash = wireHash(full, 8);
-  return `${full.slice(0, WIRE_NAME_MAX_LENGTH - 1 - hash.length)}-${hash}`;
-}
-
-let idCounter = 0;
-const idPrefix = Math.random().toString(36).slice(2, 10);
-function newInvocationId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (c?.randomUUID) return `webmcp-${c.randomUUID()}`;
-  return `webmcp-${idPrefix}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/**
- * Hosts pass an object; older builds and careless agents a JSON string of one; some nothing at
- * all. Anything else goes to the registry as is, which answers INVALID_INPUT.
- */
-function normalizeInput(input: unknown): unknown {
-  if (input === undefined || input === null) return {};
-  if (typeof input === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(input);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed;
-    } catch {
-      // not JSON: the registry reports it
-    }
-  }
-  return input;
-}
-
-function failure(request: InvokeRequest, surfaceVersion: string, payload: InvocationFailure['error']): InvocationFailure {
-  return { ok: false, error: payload, invocationId: request.invocationId, surfaceVersion };
-}
-
-/** Settles with the promise's value, or `aborted` once the signal fires. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ value: T } | 'aborted'> {
-  if (signal.aborted) return Promise.resolve('aborted');
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve('aborted');
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ value });
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+const runModule = lazyModule(() => import('./adapter-run.js'));
 
 /**
  * Exposes a registry to the page's WebMCP host (`options.modelContext`, `document.modelContext`,
  * `navigator.modelContext`). Without a host, `start` is a no-op and `status` says `unsupported`.
+ * Bad options throw a TypeError here; if the run module cannot be fetched, `start` rejects with the
+ * loader's error and the next `start` fetches again.
  */
 export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpAdapter {
   validateAdapterOptions(options);
-  const prefix = options.prefix ?? '';
-  const ttlMs = options.confirmationTtlMs ?? DEFAULT_CONFIRMATION_TTL_MS;
   let status: WebMcpAdapterStatus = 'idle';
   let shape: ModelContextShape | undefined;
-  let run: Run | undefined;
+  let run: AdapterRun | undefined;
   let stopping: Promise<void> = Promise.resolve();
-  /** Bumped by every stop(): a start still waiting for the previous withdrawal sees it and gives up. */
+  /** Bumped by every stop(): a start still waiting (a withdrawal, the module) sees it and gives up. */
   let epoch = 0;
   let startPending = false;
-  // Encoding is pure: cache it, since every change re-projects the whole snapshot.
-  const encoded = new Map<string, string>();
-  const encode = (id: string, instanceId: string | undefined): string => {
-    const key = instanceId === undefined ? id : `${id}\u0000${instanceId}`;
-    let name = encoded.get(key);
-    if (name === undefined) {
-      name = encodeWireName(id, instanceId);
-      encoded.set(key, name);
-    }
-    return name;
-  };
 
-  function report(refusal: HostRefusal): void {
-    const projection = refusal.spec as Projection;
-    const error = refusal.error as { name?: unknown; message?: unknown } | undefined;
-    const conflict: WebMcpConflict = {
-      name: refusal.name,
-      capabilityId: projection.capabilityId,
-      errorName: typeof error?.name === 'string' ? error.name : 'Error',
-      message: typeof error?.message === 'string' ? error.message : String(refusal.error),
-    };
-    if (projection.instanceId !== undefined) conflict.instanceId = projection.instanceId;
-    // Not de-duplicated: a name you did not get is a name an agent reaches someone else through.
-    console.error(
-      `[agent-surface-kit WEBMCP_NAME_REFUSED] The WebMCP host refused the tool "${conflict.name}" ` +
-        `(${conflict.capabilityId}): ${conflict.errorName}: ${endSentence(conflict.message)} Another script may own ` +
-        `this name; give <agent-webmcp> a distinct prefix.`,
-    );
-    const target = options.eventTarget ?? (globalThis as { window?: EventTarget }).window;
-    try {
-      target?.dispatchEvent(new AgentWebMcpConflictEvent(conflict));
-      options.onConflict?.(conflict);
-    } catch (error) {
-      // A listener's failure must not stop the other tools from registering.
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
-  }
-
-  /** `undefined`: skip. Otherwise the description to show. */
-  function curate(d: CapabilityDescriptor): string | undefined {
-    if (!options.exposeCapability) return d.description;
-    let decision: ReturnType<NonNullable<WebMcpAdapterOptions['exposeCapability']>>;
-    try {
-      decision = options.exposeCapability(d);
-    } catch (error) {
-      // Fail closed: a hook that cannot decide does not expose.
-      console.error(`[agent-surface-kit WEBMCP_EXPOSE_FAILED] exposeCapability threw for ${d.capabilityId}; it is not exposed.`, error);
-      return undefined;
-    }
-    if (decision === undefined || decision === true) return d.description;
-    if (decision === null || decision === false) return undefined;
-    const text = typeof decision === 'string' ? decision : decision?.description;
-    if (typeof text === 'string' && text.trim() !== '') return text;
-    if (DEV_MODE) {
-      issueWarning('WEBMCP_BAD_DESCRIPTION', d.capabilityId, `exposeCapability returned an empty or unusable description for ${d.capabilityId}; the authored one is used.`);
-    }
-    return d.description;
-  }
-
-  /**
-   * Names in entry order. Without a collision every name is its plain encoding, which is what
-   * `assignWireNames` would answer too; only a collision pays for the full resolution.
-   */
-  function wireNames(entries: readonly { capabilityId: string; instanceId: string | undefined }[]): string[] {
-    const names: string[] = new Array(entries.length);
-    const seen = new Map<string, string>();
-    for (let i = 0; i < entries.length; i++) {
-      const { capabilityId, instanceId } = entries[i]!;
-      const name = encode(capabilityId, instanceId);
-      const key = instanceId === undefined ? capabilityId : `${capabilityId}\u0000${instanceId}`;
-      const owner = seen.get(name);
-      if (owner !== undefined && owner !== key) {
-        const resolved = assignWireNames(entries, encode);
-        return entries.map((e) => resolved.get(e)!);
-      }
-      seen.set(name, key);
-      names[i] = name;
-    }
-    return names;
-  }
-
-  function project(r: Run, name: string, d: CapabilityDescriptor, description: string, hints: Projection['hints']): Projection {
-    const inputSchema = d.inputSchema ?? NO_SCHEMA;
-    const shown = d.instanceId === undefined ? description : `${description}\n[instance: ${JSON.stringify(d.instanceId)}]`;
-    const projection: Projection = {
-      name,
-      capabilityId: d.capabilityId,
-      instanceId: d.instanceId,
-      registrationId: d.registrationId,
-      description,
-      inputSchema,
-      hints,
-      source: d,
-      tool: {
-        name,
-        description: shown,
-        inputSchema,
-        annotations: { ...hints },
-        execute: (input: unknown, hostOptions?: ModelContextExecuteOptions) => callTool(r, projection, input, hostOptions),
-      } satisfies ModelContextTool,
-    };
-    return projection;
-  }
-
-  function reconcile(r: Run): void {
-    if (run !== r) return;
-    let capabilities: readonly CapabilityDescriptor[] = [];
-    let surfaceVersion = r.surfaceVersion;
-    try {
-      const snap = r.registry.snapshot(r.scope ? { consumer: r.consumer, scope: r.scope } : { consumer: r.consumer });
-      capabilities = snap.capabilities;
-      surfaceVersion = snap.surfaceVersion;
-    } catch {
-      // A disposed registry: nothing can run any more, so nothing stays exposed.
-    }
-    const entries: { capabilityId: string; instanceId: string | undefined; d: CapabilityDescriptor; description: string }[] = [];
-    for (const d of capabilities) {
-      // The transport has no disabled state: an unavailable capability is simply absent.
-      if (!d.state.available) continue;
-      const description = curate(d);
-      if (description !== undefined) entries.push({ capabilityId: d.capabilityId, instanceId: d.instanceId, d, description });
-    }
-    const names = wireNames(entries);
-    const next = new Map<string, Projection>();
-    const changed: string[] = [];
-    for (let i = 0; i < entries.length; i++) {
-      const { d, description } = entries[i]!;
-      const name = withPrefix(prefix, names[i]!);
-      const prev = r.projections.get(name);
-      // The common case on a large surface: this capability did not move at all.
-      if (prev && prev.source === d && prev.description === description) {
-        next.set(name, prev);
-        continue;
-      }
-      const hints = annotationsFor(d);
-      if (
-        prev &&
-        prev.registrationId === d.registrationId &&
-        prev.capabilityId === d.capabilityId &&
-        prev.instanceId === d.instanceId &&
-        prev.description === description &&
-        sameHints(prev.hints, hints) &&
-        sameSchema(prev.inputSchema, d.inputSchema ?? NO_SCHEMA)
-      ) {
-        // Same tool from a new descriptor object: keep the registration (the sync compares specs
-        // by identity), remember the new source for the fast path next time.
-        prev.source = d;
-        next.set(name, prev);
-      } else {
-        next.set(name, project(r, name, d, description, hints));
-        changed.push(name);
-      }
-    }
-    for (const name of r.projections.keys()) if (!next.has(name)) changed.push(name);
-    r.projections = next;
-    r.surfaceVersion = surfaceVersion;
-    if (changed.length) r.sync.update(next, changed);
-  }
-
-  async function callTool(r: Run, p: Projection, rawInput: unknown, hostOptions: ModelContextExecuteOptions | undefined): Promise<ToolResult> {
-    // Duck-typed: a host in another realm hands us its own AbortSignal class.
-    const signal = isSignal(hostOptions?.signal) ? hostOptions.signal : undefined;
-    const client = typeof hostOptions?.requestUserInteraction === 'function' ? hostOptions : undefined;
-    const request: InvokeRequest = {
-      capabilityId: p.capabilityId,
-      registrationId: p.registrationId,
-      input: normalizeInput(rawInput),
-      invocationId: newInvocationId(),
-      consumer: r.consumer,
-    };
-    if (p.instanceId !== undefined) request.instanceId = p.instanceId;
-    // A host (or a script holding the tool object) may keep an `execute` after we withdrew it: after
-    // stop(), or once this projection was replaced or dropped. Withdrawn means it runs nothing.
-    if (r.stopped.signal.aborted || r.projections.get(p.name) !== p) {
-      return toToolResult(
-        failure(
-          request,
-          r.surfaceVersion ?? '',
-          errorPayload('CAPABILITY_NOT_FOUND', 'This tool was withdrawn from the page; list the tools again.', { reason: 'withdrawn', tool: p.name }),
-        ),
-      );
-    }
-    // The latest projected version: an unchanged tool keeps its registration but tracks the surface.
-    if (r.surfaceVersion !== undefined) request.surfaceVersion = r.surfaceVersion;
-    if (signal) request.signal = signal;
-    try {
-      let result = await r.registry.invoke(request);
-      if (!result.ok && result.error.code === 'CONFIRMATION_REQUIRED') {
-        result = await confirmInCall(r, request, result, signal, client);
-      }
-      return toToolResult(result);
-    } catch {
-      // registry.invoke never rejects; this guards our own code. A thrown execute reaches the
-      // agent as an opaque UnknownError, so answer with content instead.
-      return toToolResult(failure(request, r.surfaceVersion ?? '', errorPayload('EXECUTION_FAILED', 'The WebMCP adapter failed to run this call.')));
-    }
-  }
-
-  /**
-   * A tool's input schema has no slot for a confirmationId, so a confirmation completes inside the
-   * call: wait for the person's decision (bounded), then retry once with the same invocationId.
-   */
-  async function confirmInCall(
-    r: Run,
-    request: InvokeRequest,
-    first: InvocationFailure,
-    hostSignal: AbortSignal | undefined,
-    client: ModelContextExecuteOptions | undefined,
-  ): Promise<AgentInvocationResult> {
-    const confirmationId = first.error.details?.confirmationId;
-    if (typeof confirmationId !== 'string') return first;
-    const confirmations = r.registry.confirmations;
-    const wait = new AbortController();
-    let why: 'stopped' | 'cancelled' | 'timeout' | undefined;
-    const end = (reason: typeof why) => () => {
-      why ??= reason;
-      wait.abort();
-    };
-    const onStop = end('stopped');
-    const onCancel = end('cancelled');
-    r.stopped.signal.addEventListener('abort', onStop, { once: true });
-    hostSignal?.addEventListener('abort', onCancel, { once: true });
-    if (r.stopped.signal.aborted) onStop();
-    if (hostSignal?.aborted) onCancel();
-    const timer = setTimeout(end('timeout'), ttlMs);
-    try {
-      if (client?.requestUserInteraction && options.confirm && !wait.signal.aborted) {
-        const pending = confirmations.list().find((c) => c.confirmationId === confirmationId);
-        if (pending) {
-          try {
-            const confirm = options.confirm;
-            const answer = await untilAborted(
-              Promise.resolve(client.requestUserInteraction(() => confirm(pending, client))),
-              wait.signal,
-            );
-            if (answer !== 'aborted') {
-              if (answer.value === true) confirmations.approve(confirmationId);
-              else confirmations.deny(confirmationId, 'denied');
-            }
-          } catch {
-            // The host's UI failed: fall back to waiting for <agent-confirm>.
-          }
-        }
-      }
-      const outcome = await confirmations.waitFor(confirmationId, { signal: wait.signal });
-      if (outcome.status === 'aborted' || (wait.signal.aborted && outcome.status !== 'approved')) {
-        // Nobody will retry this invocation: withdraw the request from the person's screen.
-        confirmations.deny(confirmationId, why === 'timeout' ? 'expired' : 'withdrawn');
-        if (why === 'stopped') return first;
-        if (why === 'cancelled') {
-          return failure(request, first.surfaceVersion, errorPayload('CANCELLED', 'The agent cancelled the call while it waited for confirmation.', { confirmationId }));
-        }
-        return failure(
-          request,
-          first.surfaceVersion,
-          errorPayload('CONFIRMATION_INVALID', 'Nobody decided on the confirmation in time.', { reason: 'expired', confirmationId }),
-        );
-      }
-      // Decided (approved, denied, expired): the registry checks the evidence and answers.
-      return await r.registry.invoke({ ...request, confirmationId });
-    } finally {
-      clearTimeout(timer);
-      r.stopped.signal.removeEventListener('abort', onStop);
-      hostSignal?.removeEventListener('abort', onCancel);
-    }
-  }
-
-  const adapter: WebMcpAdapter = {
+  return {
     name: 'webmcp',
     get status() {
       return status;
@@ -429,42 +51,36 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       }
       const mine = epoch;
       startPending = true;
+      let modelContext: ReturnType<typeof detectModelContext>;
+      let hostShape: ModelContextShape | undefined;
+      let m: typeof runModule.module;
       try {
         // A restart must not race the withdrawal of the previous run's names.
         await stopping;
+        // stop() was called meanwhile: this start is void.
+        if (epoch !== mine) return;
+        modelContext = detectModelContext(options);
+        hostShape = modelContext ? modelContextShape(modelContext) : undefined;
+        if (!modelContext || !hostShape) {
+          status = 'unsupported';
+          shape = undefined;
+          if (DEV_MODE) {
+            issueWarning('WEBMCP_UNSUPPORTED', 'adapter', 'No WebMCP host on this page (document.modelContext / navigator.modelContext): the WebMCP adapter exposes nothing.');
+          }
+          return;
+        }
+        m = runModule.module ?? (await runModule.load());
       } finally {
         startPending = false;
       }
-      // stop() was called meanwhile: this start is void.
       if (epoch !== mine) return;
-      const modelContext = detectModelContext(options);
-      const hostShape = modelContext ? modelContextShape(modelContext) : undefined;
-      if (!modelContext || !hostShape) {
-        status = 'unsupported';
-        shape = undefined;
-        if (DEV_MODE) {
-          issueWarning('WEBMCP_UNSUPPORTED', 'adapter', 'No WebMCP host on this page (document.modelContext / navigator.modelContext): the WebMCP adapter exposes nothing.');
-        }
-        return;
-      }
-      const consumer = host.consumer ?? DEFAULT_WEBMCP_CONSUMER;
       const scope = host.snapshotContext?.scope ?? options.snapshotContext?.scope;
-      const r: Run = {
-        registry: host.registry,
-        consumer: { id: consumer.id, kind: consumer.kind },
-        scope: scope && scope.length ? [...scope] : undefined,
-        sync: createToolSync(modelContext, hostShape, { onRefused: report }),
-        stopped: new AbortController(),
-        projections: new Map(),
-        surfaceVersion: undefined,
-        unsubscribe: () => {},
-      };
+      const r = m.createAdapterRun(options, { registry: host.registry, consumer: host.consumer ?? DEFAULT_WEBMCP_CONSUMER, scope }, modelContext, hostShape);
       run = r;
       shape = hostShape;
       status = 'starting';
-      r.unsubscribe = r.registry.on('surface-changed', () => reconcile(r));
-      reconcile(r);
-      await r.sync.settled();
+      r.begin();
+      await r.settled();
       if (run === r) status = 'active';
     },
     stop(): Promise<void> {
@@ -476,21 +92,15 @@ export function createWebMcpAdapter(options: WebMcpAdapterOptions = {}): WebMcpA
       }
       run = undefined;
       status = 'stopped';
-      r.unsubscribe();
-      r.stopped.abort();
-      const names = [...r.projections.keys()];
-      r.projections = new Map();
-      r.sync.update(new Map(), names);
-      stopping = r.sync.settled();
+      stopping = r.stop();
       return stopping;
     },
     toolNames() {
-      return run ? run.sync.registered() : [];
+      return run ? run.registered() : [];
     },
     async settled() {
-      if (run) await run.sync.settled();
+      if (run) await run.settled();
       else await stopping;
     },
   };
-  return adapter;
 }

@@ -1,7 +1,6 @@
 /**
- * The ToolSource's errors as data: `ToolSourceError` and the `ok: false` result built from one.
- * Kept apart from source.ts so the CDN entry exports the class (for `instanceof`) without loading
- * the source, and so the lazy facade answers with the very same class and texts.
+ * The ToolSource's errors as data: `ToolSourceError` and the `ok: false` result built from one,
+ * shared by the source (source.ts) and the engine it loads (source-engine.ts).
  */
 import type { AgentRetry, JsonObject } from '../core/types.js';
 import type { ToolSourceErrorCode, ToolSourceErrorPayload, ToolSourceResult, WebMcpSourceOptions } from './types.js';

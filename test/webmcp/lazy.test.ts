@@ -1,16 +1,18 @@
 /**
- * The lazy facades the CDN entry exports (src/webmcp/lazy.ts): the adapter and the tool source on
- * Chromium's native host, then every call ordering around the load, played on the eager and the lazy
- * factory side by side: both must leave the same trace.
+ * The WebMCP adapter's and tool source's lazy boundary, the same in every build: `createWebMcpAdapter`
+ * fetches its run module (adapter-run.ts) on the first start on a page with a host, and
+ * `createWebMcpSource` its engine (source-engine.ts) on the first discovery or call. The CDN entry
+ * exports these very factories. First the factories on Chromium's native host, from a page that has
+ * not fetched either module yet; then every call ordering around the load, played on a fresh copy of
+ * the module (its run module not yet in hand, so every call goes through the load) and on the loaded
+ * one: both must leave the same trace.
  */
 import { aTimeout, expect, waitUntil } from '@open-wc/testing';
 import * as cdn from '../../src/cdn.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
 import { createTestSurface, type TestSurface } from '../../src/testing/index.js';
-import { createWebMcpAdapter as eagerAdapter } from '../../src/webmcp/adapter.js';
 import * as webmcp from '../../src/webmcp/index.js';
-import { createWebMcpAdapter as lazyAdapter, createWebMcpSource as lazySource } from '../../src/webmcp/lazy.js';
-import { ToolSourceError, createWebMcpSource as eagerSource } from '../../src/webmcp/source.js';
+import { ToolSourceError } from '../../src/webmcp/source-error.js';
 import type {
   ModelContextLike,
   RegisteredTool,
@@ -50,21 +52,46 @@ function outcome(promise: Promise<unknown>): Promise<string> {
 const originalWarn = console.warn;
 let page = 0;
 
+type AdapterFactory = (options?: WebMcpAdapterOptions) => WebMcpAdapter;
+type SourceFactory = (options?: WebMcpSourceOptions) => ToolSource;
+
+const loadedAdapter: AdapterFactory = webmcp.createWebMcpAdapter;
+const loadedSource: SourceFactory = webmcp.createWebMcpSource;
+
+let copies = 0;
+/**
+ * A fresh copy of adapter.ts or source.ts: its module variables (the lazily loaded run module, the
+ * engine) start empty, so its first calls take the way through the load, as on a page that has not
+ * fetched the module yet.
+ */
+async function freshAdapter(): Promise<AdapterFactory> {
+  return ((await import(`/src/webmcp/adapter.ts?copy=${++copies}` as string)) as typeof webmcp).createWebMcpAdapter;
+}
+async function freshSource(): Promise<SourceFactory> {
+  return ((await import(`/src/webmcp/source.ts?copy=${++copies}` as string)) as typeof webmcp).createWebMcpSource;
+}
+
+/** Whether the page has fetched a module (by its file name). */
+const fetched = (file: string) => performance.getEntriesByType('resource').some((e) => new URL(e.name).pathname.endsWith(`/src/webmcp/${file}`));
+
 describe('the CDN entry', () => {
-  it('exports every name of agent-surface-kit/webmcp, with the lazy factories', () => {
+  it('exports every name of agent-surface-kit/webmcp, the very same bindings', () => {
     const missing = Object.keys(webmcp).filter((name) => !(name in cdn));
     expect(missing).to.deep.equal([]);
-    expect(cdn.createWebMcpAdapter).to.equal(lazyAdapter);
-    expect(cdn.createWebMcpSource).to.equal(lazySource);
-    // The rest is the very same binding: `instanceof ToolSourceError` holds across both entries.
-    for (const name of Object.keys(webmcp).filter((n) => !n.startsWith('createWebMcp'))) {
+    // `instanceof ToolSourceError` holds across both entries, and both run the same factories.
+    for (const name of Object.keys(webmcp)) {
       expect((cdn as Record<string, unknown>)[name], name).to.equal((webmcp as Record<string, unknown>)[name]);
     }
     expect(webmcp.ToolSourceError).to.equal(ToolSourceError);
   });
+
+  it('nothing of the run module or the engine is fetched before the first start or discovery', () => {
+    expect(fetched('adapter-run.ts'), 'adapter-run').to.equal(false);
+    expect(fetched('source-engine.ts'), 'source-engine').to.equal(false);
+  });
 });
 
-describe('lazy createWebMcpAdapter on Chromium’s native host', () => {
+describe('createWebMcpAdapter on Chromium’s native host, from its first start', () => {
   let surface: TestSurface;
   let adapter: WebMcpAdapter | undefined;
   let prefix: string;
@@ -87,9 +114,10 @@ describe('lazy createWebMcpAdapter on Chromium’s native host', () => {
   const mine = (name: string) => name.startsWith(prefix);
 
   it('registers one tool per capability with the contract hints and runs calls through the registry', async () => {
-    adapter = lazyAdapter({ prefix });
+    adapter = loadedAdapter({ prefix });
     expect([adapter.name, adapter.status, adapter.shape, adapter.toolNames()]).to.deep.equal(['webmcp', 'idle', undefined, []]);
     await adapter.start({ registry: surface.registry, consumer: { id: 'browser-agent', kind: 'webmcp' } });
+    expect(fetched('adapter-run.ts'), 'the first start fetched the run module').to.equal(true);
     expect(adapter.status).to.equal('active');
     expect(adapter.shape).to.equal('current');
     const names = [`${prefix}domain_devices__list`, `${prefix}domain_devices__rename`, `${prefix}domain_devices__wipe`];
@@ -109,7 +137,7 @@ describe('lazy createWebMcpAdapter on Chromium’s native host', () => {
   });
 
   it('waits inside the call for the person’s decision, then runs once', async () => {
-    adapter = lazyAdapter({ prefix });
+    adapter = loadedAdapter({ prefix });
     await adapter.start({ registry: surface.registry });
     const wipe = `${prefix}domain_devices__wipe`;
     await agent.waitForNames([`${prefix}domain_devices__list`, `${prefix}domain_devices__rename`, wipe], mine);
@@ -121,7 +149,7 @@ describe('lazy createWebMcpAdapter on Chromium’s native host', () => {
   });
 
   it('follows the registry incrementally and withdraws every tool on stop, which can run twice', async () => {
-    adapter = lazyAdapter({ prefix });
+    adapter = loadedAdapter({ prefix });
     await adapter.start({ registry: surface.registry });
     const base = [`${prefix}domain_devices__list`, `${prefix}domain_devices__rename`, `${prefix}domain_devices__wipe`];
     await agent.waitForNames(base, mine);
@@ -139,7 +167,7 @@ describe('lazy createWebMcpAdapter on Chromium’s native host', () => {
 
   it('a stop() right after start() leaves nothing on the host, not even for a moment', async () => {
     const { length: mark } = await agent.log();
-    adapter = lazyAdapter({ prefix });
+    adapter = loadedAdapter({ prefix });
     const starting = adapter.start({ registry: surface.registry });
     const stopping = adapter.stop();
     expect(adapter.status).to.equal('stopped');
@@ -151,23 +179,26 @@ describe('lazy createWebMcpAdapter on Chromium’s native host', () => {
   });
 });
 
-describe('lazy createWebMcpSource on Chromium’s native host', () => {
+describe('createWebMcpSource on Chromium’s native host, from a fresh copy', () => {
+  let factory: SourceFactory;
+  before(async () => {
+    factory = await freshSource();
+  });
   sourceScenario({
     host: () => (document as unknown as { modelContext: ModelContextLike }).modelContext,
     keepsConsequentialHint: true,
-    create: () => lazySource(),
+    create: () => factory(),
   });
 });
 
 // ---------------------------------------------------------------------------------------------
-// Orderings around the load: the same script on both factories must leave the same trace.
+// Orderings around the load: the same script through the load and without it must leave the same trace.
 
-type AdapterFactory = (options?: WebMcpAdapterOptions) => WebMcpAdapter;
 type AdapterScript = (a: WebMcpAdapter, host: WebMcpAdapterHost, log: string[]) => Promise<void>;
 
 const state = (a: WebMcpAdapter) => `${a.status} ${a.shape ?? '-'} [${a.toolNames().length}]`;
 
-describe('lazy createWebMcpAdapter: orderings around the load match the eager adapter', () => {
+describe('createWebMcpAdapter: orderings around the load match those once it is loaded', () => {
   let surfaces: TestSurface[] = [];
 
   beforeEach(() => {
@@ -195,8 +226,8 @@ describe('lazy createWebMcpAdapter: orderings around the load match the eager ad
 
   /** Plays the script on both, and checks both against what the adapter should do. */
   async function both(script: AdapterScript, expected: string[], options?: WebMcpAdapterOptions): Promise<void> {
-    expect(await play(eagerAdapter, script, options), 'eager').to.deep.equal(expected);
-    expect(await play(lazyAdapter, script, options), 'lazy').to.deep.equal(expected);
+    expect(await play(await freshAdapter(), script, options), 'through the load').to.deep.equal(expected);
+    expect(await play(loadedAdapter, script, options), 'loaded').to.deep.equal(expected);
   }
 
   const registered = [
@@ -247,7 +278,7 @@ describe('lazy createWebMcpAdapter: orderings around the load match the eager ad
     );
   });
 
-  it('start(), stop(), start() at once: the third fails as the eager one does (its start is still pending)', async () => {
+  it('start(), stop(), start() at once: the third fails "already started" (the first start is still pending)', async () => {
     await both(
       async (a, host, log) => {
         const runs = [a.start(host), a.stop(), a.start(host)];
@@ -268,14 +299,14 @@ describe('lazy createWebMcpAdapter: orderings around the load match the eager ad
     );
     // Rejected already: a load would take longer than one microtask.
     let rejected = false;
-    lazyAdapter({ modelContext: null })
+    (await freshAdapter())({ modelContext: null })
       .start(undefined as never)
       .catch(() => (rejected = true));
     await Promise.resolve();
     expect(rejected).to.equal(true);
   });
 
-  it('settled() right after start() settles in the same order as on the eager adapter', async () => {
+  it('settled() right after start() settles before the start does', async () => {
     await both(
       async (a, host, log) => {
         const order: string[] = [];
@@ -321,7 +352,7 @@ describe('lazy createWebMcpAdapter: orderings around the load match the eager ad
 
   it('bad options throw the same TypeError at construction', () => {
     for (const bad of [{ prefix: 'bad prefix!' }, { confirmationTtlMs: -1 }, { modelContext: {} as never }, { confirm: 1 as never }]) {
-      const thrown = [eagerAdapter, lazyAdapter].map((factory) => {
+      const thrown = [loadedAdapter].map((factory) => {
         try {
           factory(bad);
           return 'no throw';
@@ -330,7 +361,6 @@ describe('lazy createWebMcpAdapter: orderings around the load match the eager ad
         }
       });
       expect(thrown[0]).to.match(/^TypeError: createWebMcpAdapter: /);
-      expect(thrown[1]).to.equal(thrown[0]);
     }
   });
 });
@@ -358,7 +388,6 @@ class ListingHost extends EventTarget implements ModelContextLike {
   }
 }
 
-type SourceFactory = (options?: WebMcpSourceOptions) => ToolSource;
 type SourceScript = (s: ToolSource, host: ListingHost, log: string[]) => Promise<void>;
 
 /** How a discover() ended. */
@@ -372,7 +401,7 @@ function discovered(promise: Promise<{ revision: number; tools: readonly { name:
 const executed = (promise: Promise<{ ok: boolean; output?: unknown; error?: { code: string } }>) =>
   promise.then((r) => (r.ok ? `ok ${JSON.stringify(r.output)}` : `failed ${r.error!.code}`));
 
-describe('lazy createWebMcpSource: orderings around the load match the eager source', () => {
+describe('createWebMcpSource: orderings around the load match those once it is loaded', () => {
   async function play(factory: SourceFactory, script: SourceScript): Promise<string[]> {
     const host = new ListingHost();
     const log: string[] = [];
@@ -387,15 +416,15 @@ describe('lazy createWebMcpSource: orderings around the load match the eager sou
   }
 
   async function both(script: SourceScript, expected: string[]): Promise<void> {
-    expect(await play(eagerSource, script), 'eager').to.deep.equal(expected);
-    expect(await play(lazySource, script), 'lazy').to.deep.equal(expected);
+    expect(await play(await freshSource(), script), 'through the load').to.deep.equal(expected);
+    expect(await play(loadedSource, script), 'loaded').to.deep.equal(expected);
   }
 
   const lamp: RegisteredTool = { name: 'lamp', description: 'Lamp.' };
   const tick = () => aTimeout(20);
 
   it('construction never throws, even without a host; the first discover() says UNSUPPORTED_WEBMCP', async () => {
-    for (const factory of [eagerSource, lazySource]) {
+    for (const factory of [await freshSource(), loadedSource]) {
       const s = factory({ modelContext: null });
       expect(await discovered(s.discover())).to.equal('ToolSourceError UNSUPPORTED_WEBMCP: This page has no WebMCP host (document.modelContext) to read tools from.');
       expect(await executed(s.execute({ name: 'x' }, 1))).to.equal('failed UNSUPPORTED_WEBMCP');
@@ -457,14 +486,19 @@ describe('lazy createWebMcpSource: orderings around the load match the eager sou
   });
 
   it('discover() then dispose() at once: the discovery ends DISPOSED', async () => {
-    await both(
-      async (s, _host, log) => {
-        const discovering = s.discover();
-        s.dispose();
-        log.push(await discovered(discovering));
-      },
-      ['ToolSourceError DISPOSED: This tool source was disposed.', 'calls [getTools]'],
-    );
+    // Once loaded, the host is asked at once, before the dispose; through the load, never.
+    for (const [factory, calls] of [
+      [await freshSource(), ''],
+      [loadedSource, 'getTools'],
+    ] as const) {
+      expect(
+        await play(factory, async (s, _host, log) => {
+          const discovering = s.discover();
+          s.dispose();
+          log.push(await discovered(discovering));
+        }),
+      ).to.deep.equal(['ToolSourceError DISPOSED: This tool source was disposed.', `calls [${calls}]`]);
+    }
   });
 
   it('execute() before any discover() is STALE_TOOLS and runs nothing; after discover() it runs', async () => {
@@ -500,8 +534,8 @@ describe('lazy createWebMcpSource: orderings around the load match the eager sou
     );
   });
 
-  it('subscribe() checks its listener before the load as after it', () => {
-    for (const factory of [eagerSource, lazySource]) {
+  it('subscribe() checks its listener before the load as after it', async () => {
+    for (const factory of [await freshSource(), loadedSource]) {
       const s = factory({ modelContext: null });
       expect(() => s.subscribe(42 as never)).to.throw(TypeError, 'ToolSource.subscribe(listener): listener must be a function.');
       s.dispose();
