@@ -29,7 +29,8 @@ export function exampleInput(schema) {
       case 'array':
         return s.minItems > 0 ? [sample(s.items)] : [];
       case 'string':
-        return '';
+        // Long enough for a minLength: the example must pass the schema it was made from.
+        return 'x'.repeat(s.minLength ?? 0);
       case 'number':
       case 'integer':
         return s.minimum ?? 0;
@@ -90,9 +91,11 @@ export function mountAgentPanel(root, surface) {
       ', direct tools, confirmations wait for the person. Surface version ',
       version,
     ),
+    // The form first: it is what a visitor came to try, so it sits above the fold; the catalog it
+    // picks from follows.
+    h('section', {}, h('h3', {}, 'Play the agent'), form),
     h('section', {}, h('h3', {}, 'Tools'), catalog),
     h('section', {}, h('h3', {}, 'Live state (capabilityState)'), stateText),
-    h('section', {}, h('h3', {}, 'Play the agent'), form),
     h('section', {}, h('h3', {}, 'Invocation log'), log),
     h(
       'section',
@@ -114,6 +117,22 @@ export function mountAgentPanel(root, surface) {
         : 'No WebMCP host in this browser: <agent-webmcp> stays idle. In a browser with WebMCP, its agent sees these same tools.',
     ),
   );
+
+  /**
+   * The tool selected when nothing is: the first available read-only observation, so that a
+   * visitor's first click on Call reads the table instead of asking to disable devices.
+   */
+  function firstChoice(tools) {
+    const targets = toolset.wireTargets();
+    const effects = new Map(
+      (surface.registry?.snapshot({ consumer: CONSUMER }).capabilities ?? []).map((c) => [c.capabilityId, c]),
+    );
+    const harmless = tools.find((tool) => {
+      const c = effects.get(targets.get(tool.name)?.capabilityId ?? '');
+      return c && c.kind === 'observation' && c.effect === 'read' && tool.state.available;
+    });
+    return (harmless ?? tools[0]).name;
+  }
 
   function selectTool(name, { fillInput = true } = {}) {
     selectedName = name;
@@ -158,7 +177,7 @@ export function mountAgentPanel(root, surface) {
     if (names.join('\n') !== options.join('\n')) {
       toolSelect.replaceChildren(...names.map((name) => h('option', { value: name }, name)));
     }
-    if (!names.includes(selectedName) && names.length) selectTool(names[0]);
+    if (!names.includes(selectedName) && names.length) selectTool(firstChoice(tools));
     else toolSelect.value = selectedName;
     stateText.textContent = toolset.capabilityState() || '(no live state)';
   }
@@ -174,14 +193,24 @@ export function mountAgentPanel(root, surface) {
       return;
     }
     callButton.disabled = true;
+    status.classList.remove('waiting');
     status.textContent = `Calling ${tool.name}…`;
     result.textContent = '';
     try {
       const outcome = await tool.execute(input);
+      // A call that needs the person is not a failure: it waits for (or was left to) the person.
+      const waiting = !outcome.ok && outcome.error.code === 'CONFIRMATION_REQUIRED';
+      const denied = !outcome.ok && outcome.error.code === 'CONFIRMATION_INVALID' && outcome.error.details?.reason === 'denied';
       status.textContent = outcome.ok
         ? `${tool.name} succeeded`
-        : `${tool.name} failed: ${outcome.error.code}`;
-      result.classList.toggle('error', !outcome.ok);
+        : waiting
+          ? `${tool.name} is waiting for the person to approve it`
+          : denied
+            ? `${tool.name} did not run: the person denied it (${outcome.error.code})`
+            : `${tool.name} failed: ${outcome.error.code}`;
+      status.classList.toggle('waiting', waiting);
+      result.classList.toggle('error', !outcome.ok && !waiting);
+      result.classList.toggle('waiting', waiting);
       result.textContent = JSON.stringify(outcome.ok ? outcome.output : outcome.error, null, 2);
     } finally {
       callButton.disabled = false;
@@ -229,10 +258,12 @@ export function mountAgentPanel(root, surface) {
     'agent-invocation',
     (e) => {
       const d = e.detail;
+      // CONFIRMATION_REQUIRED is the pipeline asking the person, not an error: the entry says so.
+      const waiting = d.outcome === 'CONFIRMATION_REQUIRED';
       logEntry(
-        d.outcome === 'OK' ? 'ok' : 'failed',
+        d.outcome === 'OK' ? 'ok' : waiting ? 'waiting' : 'failed',
         `${d.consumer.id} → ${d.capabilityId}${d.instanceId ? `#${d.instanceId}` : ''} (${Math.round(d.durationMs)} ms)`,
-        d.outcome,
+        waiting ? 'waiting for the person' : d.outcome,
       );
     },
     { signal: listeners.signal },
@@ -243,6 +274,7 @@ export function mountAgentPanel(root, surface) {
       const { action, confirmation } = e.detail;
       if (action === 'created' && confirmation.consumer.id === CONSUMER.id) {
         status.textContent = `Waiting for the person to approve ${confirmation.capabilityId}…`;
+        status.classList.add('waiting');
       }
       logEntry('confirmation', `confirmation ${action}: ${confirmation.capabilityId}`);
     },

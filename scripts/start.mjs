@@ -33,22 +33,8 @@ if (tokens.status !== 0) {
   process.exit(1);
 }
 
-const { startDevServer } = await import('@web/dev-server');
-const { esbuildPlugin } = await import('@web/dev-server-esbuild');
-const { cspPlugin, framingPlugin } = await import('./wtr-plugins.mjs');
-
-const server = await startDevServer({
-  config: {
-    rootDir: root,
-    port: Number(process.env.PORT ?? 8000),
-    nodeResolve: true,
-    appIndex: undefined,
-    plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: join(root, 'tsconfig.json') }), cspPlugin(), framingPlugin()],
-  },
-  readCliArgs: false,
-  readFileConfig: false,
-  logStartMessage: false,
-});
+const { startDemoServer } = await import('./demo-server.mjs');
+const server = await startDemoServer({ port: Number(process.env.PORT ?? 8000) });
 const port = server.config.port;
 console.log(`\nagent-surface-kit demo: http://localhost:${port}/demo/`);
 console.log(`strict-CSP page:        http://localhost:${port}/demo/csp.html\n`);

@@ -222,6 +222,8 @@ export class AgentChatElement extends LitElement {
   #connection: AbortController | undefined;
   #loadedFrom: string | undefined;
   #focusApproval: string | undefined;
+  /** Whether the log shows its end: new content keeps it there until the person scrolls up. */
+  #followLog = true;
   #frame = 0;
   /** Tool cards the person opened: a closed card renders only its summary. */
   #openCards = new Set<string>();
@@ -241,6 +243,7 @@ export class AgentChatElement extends LitElement {
 
   /** Sends a message as the person would (when the adapter is ready and no run is going). */
   send(text: string): void {
+    this.#followLog = true;
     void this.#start({ type: 'send', text });
   }
 
@@ -608,6 +611,10 @@ export class AgentChatElement extends LitElement {
 
   protected override updated(): void {
     this.#save();
+    const log = this.renderRoot.querySelector<HTMLElement>('[part~="log"]');
+    // Before the guard measures the cards: a scroll after it would restart every delay at once.
+    if (log && this.#followLog) log.scrollTop = log.scrollHeight;
+    if (log && this.#focusApproval) this.#revealInLog(log, this.#focusApproval);
     this.#trackApprovals();
     if (this.#focusApproval) {
       const id = this.#focusApproval;
@@ -619,6 +626,25 @@ export class AgentChatElement extends LitElement {
     }
     this.#announce();
     for (const key of this.#markdown.keys()) if (!this.#markdownUsed.has(key)) this.#markdown.delete(key);
+  }
+
+  /**
+   * Scrolls the log (only the log, never the page) so that a card waiting for the person is in
+   * view: otherwise it can sit below the log's visible part, where its Approve button never becomes
+   * active (the guard sees it hidden) and nothing tells the person a decision is waiting.
+   */
+  #revealInLog(log: HTMLElement, id: string): void {
+    const card = log.querySelector(`[data-call="${CSS.escape(id)}"]`);
+    if (!card) return;
+    const box = card.getBoundingClientRect();
+    const view = log.getBoundingClientRect();
+    if (box.bottom > view.bottom) log.scrollTop += Math.min(box.bottom - view.bottom, box.top - view.top);
+    else if (box.top < view.top) log.scrollTop -= view.top - box.top;
+  }
+
+  #onLogScroll(event: Event): void {
+    const log = event.currentTarget as HTMLElement;
+    this.#followLog = log.scrollHeight - log.scrollTop - log.clientHeight < 8;
   }
 
   /** Hands the cards' controls to the guard after each render, and wakes for the next change. */
@@ -1030,7 +1056,15 @@ export class AgentChatElement extends LitElement {
             </select>
           </label>`
         : nothing}${this.#renderModels(adapter)}</header>
-      <div class="log" part="log" role="region" tabindex="-1" aria-label="Conversation" aria-busy=${running ? 'true' : 'false'}>
+      <div
+        class="log"
+        part="log"
+        role="region"
+        tabindex="-1"
+        aria-label="Conversation"
+        aria-busy=${running ? 'true' : 'false'}
+        @scroll=${(e: Event) => this.#onLogScroll(e)}
+      >
         ${this.#renderMessages(s.messages, running)}
       </div>
       ${this.#renderStatus(adapter, status)}

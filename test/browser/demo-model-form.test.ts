@@ -1,32 +1,23 @@
 // The demo's "your own model" form, end to end in Chromium: the page as `npm start` serves it, in
 // an iframe; the form points the chat at an OpenAI-compatible server (the test server's scripted
 // one, same origin), the URL and model are remembered, the key only when the box is ticked, and
-// the adapter it adds runs the devices task up to the person's approval.
+// the adapter it adds runs the devices task through the person's approval, given by a real click.
 import { expect, waitUntil } from '@open-wc/testing';
-import { sendKeys, sendMouse, setViewport } from '@web/test-runner-commands';
+import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import type { AgentChatElement } from '../../src/chat/index.js';
+import { decideInChat, openDemo, trustedClick as clickIn, type Ctx, type Demo } from './demo-helpers.js';
 
-type Ctx = { timeout(ms: number): void };
 const STORAGE_KEY = 'agent-surface-demo:openai-compatible';
 
-async function trustedClick(el: Element): Promise<void> {
-  el.scrollIntoView({ block: 'center' });
-  const box = el.getBoundingClientRect();
-  await sendMouse({ type: 'click', position: [Math.round(box.left + box.width / 2), Math.round(box.top + box.height / 2)] });
-}
-
 describe('demo/index.html: the "your own model" form', () => {
-  let frame: HTMLIFrameElement;
+  let demo: Demo | undefined;
+  const trustedClick = (el: Element) => clickIn(demo!.frame, el);
 
   async function open(): Promise<{ doc: Document; chat: AgentChatElement; form: HTMLFormElement }> {
-    frame?.remove();
-    frame = document.createElement('iframe');
-    frame.style.cssText = 'position:fixed;left:0;top:0;width:1300px;height:900px;border:0';
-    frame.src = '/demo/index.html';
-    document.body.append(frame);
-    await waitUntil(() => frame.contentDocument?.documentElement?.dataset.ready === 'true', 'demo ready', { timeout: 20000 });
-    const doc = frame.contentDocument!;
-    frame.contentWindow!.sessionStorage.clear();
+    demo?.frame.remove();
+    demo = await openDemo('/demo/index.html');
+    const { doc } = demo;
+    demo.win.sessionStorage.clear();
     const chat = doc.querySelector('agent-chat')!;
     chat.clear();
     await chat.updateComplete;
@@ -35,12 +26,11 @@ describe('demo/index.html: the "your own model" form', () => {
 
   before(async function (this: unknown) {
     (this as unknown as Ctx).timeout(30000);
-    await setViewport({ width: 1300, height: 900 });
     localStorage.removeItem(STORAGE_KEY);
     await fetch('/__chat/reset');
   });
   after(() => {
-    frame?.remove();
+    demo?.frame.remove();
     localStorage.removeItem(STORAGE_KEY);
   });
   afterEach(async () => {
@@ -59,7 +49,7 @@ describe('demo/index.html: the "your own model" form', () => {
     await trustedClick(form.querySelector('button[type="submit"]')!);
   }
 
-  it('adds the server to the switcher, remembers URL and model but not the key, and runs the task through it up to the approval', async function (this: unknown) {
+  it('adds the server to the switcher, remembers URL and model but not the key, and runs the task through it to a real-click approval', async function (this: unknown) {
     (this as unknown as Ctx).timeout(60000);
     const { doc, chat, form } = await open();
     const baseUrl = `${location.origin}/__chat/openai/v1`;
@@ -78,8 +68,7 @@ describe('demo/index.html: the "your own model" form', () => {
     const q = (s: string) => chat.shadowRoot!.querySelector<HTMLElement>(s);
     await waitUntil(() => q('[part~="approve"]') || chat.session.status !== 'running', 'approval card', { timeout: 15000 });
     expect(chat.session.status, JSON.stringify(chat.session).slice(0, 2000)).to.equal('running');
-    // The destructive call waits for the person: nothing ran. (Approving by a real click is covered
-    // by test/adapters/cloud-chat.browser.test.ts and test/browser/demo-chat.test.ts.)
+    // The destructive call waits for the person: nothing ran yet.
     const status = () => doc.querySelector('#devices-table tr[data-id="therm-3f"] .status')?.textContent;
     expect(status()).to.equal('offline');
     const call = chat.session.messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.state === 'awaiting-confirmation');
@@ -88,9 +77,18 @@ describe('demo/index.html: the "your own model" form', () => {
     expect(asked.length).to.equal(2);
     expect(asked[0].authorization).to.equal('Bearer sk-demo-typed');
     expect(asked[0].body.model).to.equal('devices-script');
-    chat.stop();
-    await waitUntil(() => chat.session.status !== 'running', 'stopped', { timeout: 15000 });
-    expect(status()).to.equal('offline');
+    // The person scrolls up to the card (the page is scrolled down to the form) and approves.
+    await decideInChat(demo!, chat, 'approve');
+    await waitUntil(() => chat.session.status !== 'running', 'run finished', { timeout: 15000 });
+    expect(chat.session.status, JSON.stringify(chat.session).slice(0, 2000)).to.equal('done');
+    expect(status()).to.equal('disabled');
+    // The server's model saw the tool's result and answered in a third request.
+    const after = (await (await fetch('/__chat/requests')).json()) as { body: { messages: { role: string; content?: unknown }[] } }[];
+    expect(after.length).to.equal(3);
+    const answers = after[2].body.messages.filter((m) => m.role === 'tool');
+    expect(String(answers.at(-1)!.content)).to.contain('"disabled"').and.contain('therm-3f');
+    await chat.updateComplete;
+    expect(q('[part~="log"]')!.textContent).to.contain('Disabled the offline devices.');
   });
 
   it('keeps the key only when the box is ticked; a reload brings the server back; Forget removes it', async function (this: unknown) {

@@ -1,26 +1,10 @@
 // The demo, end to end in Chromium: the page as `npm start` serves it (through the dev server's
 // TypeScript transform), loaded in an iframe; the agent panel drives it like a person playing the agent.
 import { expect, waitUntil } from '@open-wc/testing';
-import { sendMouse, setViewport } from '@web/test-runner-commands';
-
-type Ctx = { timeout(ms: number): void };
-
-async function openDemo(src: string): Promise<{ frame: HTMLIFrameElement; doc: Document; win: Window }> {
-  // Big enough for the two-column layout, and for trusted clicks to land inside the viewport.
-  await setViewport({ width: 1300, height: 900 });
-  const frame = document.createElement('iframe');
-  frame.style.cssText = 'position:fixed;left:0;top:0;width:1300px;height:900px;border:0';
-  frame.src = src;
-  document.body.append(frame);
-  await waitUntil(
-    () => frame.contentDocument?.documentElement?.dataset.ready === 'true',
-    `${src} did not get ready`,
-    {
-      timeout: 20000,
-    },
-  );
-  return { frame, doc: frame.contentDocument!, win: frame.contentWindow! };
-}
+import { sendMouse } from '@web/test-runner-commands';
+import type { AgentSurfaceElement } from '../../src/elements/index.js';
+import { deepElementFromPoint } from '../../src/elements/approval-guard.js';
+import { frames, inViewport, openDemo, trustedClick, type Ctx } from './demo-helpers.js';
 
 const toolNames = (doc: Document) =>
   [...doc.querySelectorAll<HTMLElement>('.catalog li')].map((li) => li.dataset.name);
@@ -44,6 +28,9 @@ describe('demo/index.html', () => {
     demo = await openDemo('/demo/index.html');
   });
   after(() => demo?.frame.remove());
+  afterEach(async () => {
+    await sendMouse({ type: 'move', position: [0, 0] });
+  });
 
   it('shows the catalog an agent sees: wire names, descriptions, live state', () => {
     const { doc } = demo;
@@ -105,24 +92,36 @@ describe('demo/index.html', () => {
     );
     expect(statusText(doc)).to.contain('Waiting for the person to approve domain:devices.disable');
     expect(confirm.shadowRoot!.textContent).to.contain('lock-main');
+    // The pipeline's CONFIRMATION_REQUIRED is the request reaching the person, not a failure: the
+    // status and the log entry say "waiting for the person", in the pending colour, not the error one.
+    const status = doc.querySelector('.call-status')!;
+    expect(status.classList.contains('waiting')).to.equal(true);
+    await waitUntil(() => doc.querySelector('.log li.waiting'), 'no waiting entry in the log');
+    const entry = doc.querySelector('.log li.waiting')!;
+    expect(entry.textContent).to.contain('demo-agent → domain:devices.disable').and.contain('waiting for the person');
+    expect(entry.classList.contains('failed')).to.equal(false);
+    const failedColour = (() => {
+      const probe = doc.createElement('li');
+      probe.className = 'failed';
+      probe.append(doc.createElement('strong'));
+      doc.querySelector('.log')!.append(probe);
+      const colour = getComputedStyle(probe.firstElementChild!).color;
+      probe.remove();
+      return colour;
+    })();
+    expect(getComputedStyle(entry.querySelector('strong')!).color).not.to.equal(failedColour);
+    expect(doc.querySelector('.log')!.textContent).not.to.contain('CONFIRMATION_REQUIRED');
 
     // Past the activation delay, with the dialog in place.
     await waitUntil(() => approveButton()!.getAttribute('aria-disabled') === 'false', 'Approve never responds', {
       timeout: 5000,
     });
-    approveButton()!.click(); // untrusted: ignored
-    await new Promise((r) => setTimeout(r, 200));
+    const surface = doc.querySelector<AgentSurfaceElement>('agent-surface')!;
+    approveButton()!.click(); // untrusted: ignored (the click handler runs synchronously, so it would have decided by now)
+    expect(surface.registry!.confirmations.list().map((p) => p.status)).to.deep.equal(['pending']);
     expect(doc.querySelector('tr[data-id="lock-main"] .status')!.textContent).to.equal('online');
 
-    const box = approveButton()!.getBoundingClientRect();
-    const outer = frame.getBoundingClientRect();
-    await sendMouse({
-      type: 'click',
-      position: [
-        Math.round(outer.left + box.left + box.width / 2),
-        Math.round(outer.top + box.top + box.height / 2),
-      ],
-    });
+    await trustedClick(frame, approveButton()!);
     await waitUntil(() => statusText(doc).includes('disable succeeded'), 'the approved call did not run');
     expect(JSON.parse(resultText(doc))).to.deep.equal({ disabled: ['lock-main'] });
     expect(doc.querySelector('tr[data-id="lock-main"] .status')!.textContent).to.equal('disabled');
@@ -146,6 +145,75 @@ describe('demo/index.html', () => {
     expect(toolNames(doc)).to.deep.equal(before);
     const disable = doc.querySelector('.catalog li[data-name="domain_devices__disable"] .description')!;
     expect(disable.textContent).to.contain('confirmation: required');
+  });
+});
+
+describe('demo/index.html: the first visit', () => {
+  afterEach(async () => {
+    await sendMouse({ type: 'move', position: [0, 0] });
+    for (const f of document.querySelectorAll('iframe')) f.remove();
+  });
+
+  const callButton = (doc: Document) => doc.querySelector<HTMLButtonElement>('form.play button[type="submit"]')!;
+
+  it('at 1400 × 1000, the form to play the agent is on screen without scrolling', async function (this: unknown) {
+    (this as unknown as Ctx).timeout(30000);
+    const { doc, win } = await openDemo('/demo/index.html', { width: 1400, height: 1000 });
+    expect(win.scrollY).to.equal(0);
+    expect(doc.querySelector('#agent-panel')!.scrollTop).to.equal(0);
+    for (const el of [doc.querySelector('#tool-select')!, doc.querySelector('#tool-input')!, callButton(doc)]) {
+      expect(inViewport(el), `${el.id || el.textContent} is above the fold`).to.equal(true);
+      // Not merely inside the viewport: nothing covers it (the sticky panel clips what overflows).
+      const r = el.getBoundingClientRect();
+      expect(el.contains(deepElementFromPoint(doc, r.left + r.width / 2, r.top + r.height / 2)), `${el.id || el.textContent} is uncovered`).to.equal(true);
+    }
+  });
+
+  it('the tool selected first only reads, and its prefilled input runs as it is, by a real click on Call', async function (this: unknown) {
+    (this as unknown as Ctx).timeout(30000);
+    const { doc, frame } = await openDemo('/demo/index.html', { width: 1400, height: 1000 });
+    const name = doc.querySelector<HTMLSelectElement>('#tool-select')!.value;
+    const capabilityId = doc.querySelector(`.catalog li[data-name="${name}"] .capability-id`)!.textContent!;
+    const surface = doc.querySelector<AgentSurfaceElement>('agent-surface')!;
+    const descriptor = surface.registry!.snapshot({ consumer: { id: 'demo-agent', kind: 'embedded' } }).capabilities.find(
+      (c) => c.capabilityId === capabilityId,
+    )!;
+    expect({ kind: descriptor.kind, effect: descriptor.effect }).to.deep.equal({ kind: 'observation', effect: 'read' });
+    expect(doc.querySelector(`.catalog li[data-name="${name}"]`)!.classList.contains('chosen')).to.equal(true);
+    const input = doc.querySelector<HTMLTextAreaElement>('#tool-input')!.value;
+    expect(() => JSON.parse(input), 'the prefilled input is JSON').not.to.throw();
+
+    const statuses = () => [...doc.querySelectorAll('#devices-table .status')].map((td) => td.textContent);
+    const before = statuses();
+    await trustedClick(frame, callButton(doc));
+    await waitUntil(() => statusText(doc).includes('succeeded') || statusText(doc).includes('failed'), 'the first call did not finish');
+    expect(statusText(doc)).to.equal(`${name} succeeded`);
+    expect(doc.querySelector('.result')!.classList.contains('error')).to.equal(false);
+    expect(JSON.parse(resultText(doc))).to.have.length(5);
+    // Harmless: nothing selected, nothing disabled, no one asked to approve anything.
+    expect(statuses()).to.deep.equal(before);
+    expect(doc.querySelectorAll('tr.selected').length).to.equal(0);
+    expect(surface.registry!.confirmations.list()).to.deep.equal([]);
+  });
+
+  it('at 390 px wide, nothing is wider than the screen, even with a long name typed in', async function (this: unknown) {
+    (this as unknown as Ctx).timeout(30000);
+    const { doc, win } = await openDemo('/demo/index.html', { width: 390, height: 844 });
+    const overflow = () => {
+      const width = doc.documentElement.clientWidth;
+      const wide = [...doc.body.querySelectorAll('*')]
+        .filter((el) => !el.closest('.table-scroll') && el.getBoundingClientRect().right > width + 0.5)
+        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).split(' ')[0]}` : ''}`);
+      return { scrollWidth: doc.documentElement.scrollWidth, width, wide: wide.slice(0, 5) };
+    };
+    expect(win.innerWidth).to.equal(390);
+    expect(overflow()).to.deep.equal({ scrollWidth: 390, width: 390, wide: [] });
+    // The "your own model" form opened, and a 60-character name without a space in the table.
+    doc.querySelector<HTMLDetailsElement>('form.model-form details')!.open = true;
+    await callTool(doc, 'view_devices__rename', { id: 'cam-lobby', name: 'W'.repeat(60) });
+    await waitUntil(() => statusText(doc).includes('rename succeeded'), 'rename did not finish');
+    await frames(win);
+    expect(overflow()).to.deep.equal({ scrollWidth: 390, width: 390, wide: [] });
   });
 });
 

@@ -1,9 +1,9 @@
 import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import { createScriptedAdapter, defineWebAgent } from '../../src/chat/index.js';
-import type { AgentChatElement } from '../../src/chat/index.js';
+import type { AgentChatElement, ScriptStep } from '../../src/chat/index.js';
 import type { AdapterStatus, AgentAdapter, ModelChoice } from '../../src/chat/types.js';
-import { activeButton, chatPage, openCard, q, toolStates, trustedClick } from './fixtures.js';
+import { activeButton, chatPage, disableOfflineScript, openCard, q, toolStates, trustedClick } from './fixtures.js';
 
 afterEach(async () => {
   await sendMouse({ type: 'move', position: [0, 0] });
@@ -58,6 +58,41 @@ describe('<agent-chat>: end to end with the scripted agent', () => {
     await chat.updateComplete;
     expect(q(chat, '[data-state="error"] [part~="tool-state"]')!.textContent).to.equal('Failed');
     expect(q(chat, '[part~="log"]')!.textContent).to.contain('not');
+  });
+
+  it('keeps the newest content in view, and brings a card waiting for the person into the log\'s view', async () => {
+    // A log shorter than the conversation, and the person's focus on the page, not in the chat (so
+    // focus does not move to the card, which would scroll it into view on its own).
+    const long = Array.from({ length: 12 }, (_, i) => `Line ${i + 1} of what the agent says first.`).join('\n\n');
+    const { chat, devices } = await chatPage({ script: [{ text: long }, ...(disableOfflineScript as readonly ScriptStep[])] });
+    chat.style.setProperty('--agent-chat-height', '16rem');
+    const elsewhere = document.createElement('button');
+    elsewhere.textContent = 'somewhere on the page';
+    chat.before(elsewhere);
+    elsewhere.focus();
+    try {
+      chat.send('disable the offline devices');
+      await waitUntil(() => q(chat, '[part~="approve"]'), 'approve shown', { timeout: 8000 });
+      await chat.updateComplete;
+      const log = q(chat, '[part~="log"]')!;
+      expect(log.scrollHeight).to.be.greaterThan(log.clientHeight + 50, 'the log overflows');
+      const view = log.getBoundingClientRect();
+      const card = q(chat, '[part~="approve"]')!.closest('[part~="tool"]')!.getBoundingClientRect();
+      expect(card.top).to.be.at.least(view.top - 0.5);
+      expect(card.bottom).to.be.at.most(view.bottom + 0.5);
+      expect(document.activeElement).to.equal(elsewhere, 'focus stays where the person left it');
+      // Without any scrolling by the test, Approve becomes active (the guard sees it) and a real click approves.
+      await waitUntil(() => q(chat, '[part~="approve"]')?.getAttribute('aria-disabled') === 'false', 'approve active', { timeout: 8000 });
+      await trustedClick(q(chat, '[part~="approve"]')!);
+      await waitUntil(() => chat.session.status === 'done', 'run done', { timeout: 8000 });
+      expect(devices.map((d) => d.status)).to.deep.equal(['online', 'disabled', 'disabled']);
+      await chat.updateComplete;
+      // The final answer, the newest content, is at the bottom of the log and in view.
+      expect(log.scrollHeight - log.scrollTop - log.clientHeight).to.be.lessThan(2);
+      expect(log.textContent).to.contain('Disabled the offline devices.');
+    } finally {
+      elsewhere.remove();
+    }
   });
 
   it('a click too soon after the card appeared does nothing', async () => {
