@@ -440,34 +440,32 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
   // 2. Resolution
   const slot = core.slots.get(inv.capabilityId);
   if (slot === undefined) return notFound(core, inv);
-  let reg: Registration | undefined;
-  if (inv.instanceId !== undefined) {
-    reg = slot.instances.get(inv.instanceId);
-    if (reg === undefined) {
+  let reg = inv.instanceId !== undefined ? slot.instances.get(inv.instanceId) : slot.only;
+  if (reg === undefined || !shown(core, inv, reg)) {
+    // Only what this consumer may discover counts, in errors too: a hidden instance is absent.
+    const visible: Registration[] = [];
+    for (const r of slot.instances.values()) if (shown(core, inv, r)) visible.push(r);
+    reg = undefined;
+    if (visible.length === 0) return notFound(core, inv);
+    if (inv.instanceId !== undefined) {
       return failure(core, inv, 'CAPABILITY_NOT_FOUND', `"${inv.capabilityId}" has no instance ${quote(inv.instanceId)}; take a new snapshot.`, {
-        instances: listInstances(slot.instances),
+        instances: listInstances(visible),
       });
     }
-  } else if (slot.only !== undefined) {
-    reg = slot.only;
-  } else if (inv.registrationId !== undefined) {
-    for (const candidate of slot.instances.values()) {
-      if (candidate.id === inv.registrationId) {
-        reg = candidate;
-        break;
-      }
+    if (visible.length === 1) reg = visible[0];
+    else if (inv.registrationId !== undefined) {
+      for (const r of visible) if (r.id === inv.registrationId) reg = r;
+      if (reg === undefined) return staleRegistration(core, inv);
+    } else {
+      return failure(
+        core,
+        inv,
+        'AMBIGUOUS_INSTANCE',
+        `"${inv.capabilityId}" has ${visible.length} instances: say which one with instanceId.`,
+        { instances: listInstances(visible), count: visible.length },
+      );
     }
-    if (reg === undefined) return staleRegistration(core, inv);
-  } else {
-    return failure(
-      core,
-      inv,
-      'AMBIGUOUS_INSTANCE',
-      `"${inv.capabilityId}" has ${slot.instances.size} instances: say which one with instanceId.`,
-      { instances: listInstances(slot.instances), count: slot.instances.size },
-    );
   }
-  if (core.hasDiscover && !discoverable(core.policies, inv.consumer!, reg.descriptor())) return notFound(core, inv);
   if (inv.registrationId !== undefined && inv.registrationId !== reg.id) {
     return staleRegistration(core, inv);
   }
@@ -513,6 +511,11 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
   return shape;
 }
 
+/** Whether the consumer's discover policies let it see `reg`. */
+function shown(core: RegistryCore, inv: Invocation, reg: Registration): boolean {
+  return !core.hasDiscover || discoverable(core.policies, inv.consumer!, reg.descriptor());
+}
+
 function stale(core: RegistryCore, inv: Invocation, why: string): AgentInvocationResult {
   return failure(core, inv, 'STALE_CAPABILITY', `The surface changed: ${why}. Take a new snapshot and plan the call again.`, {
     surfaceVersion: core.surfaceVersion,
@@ -523,11 +526,11 @@ function staleRegistration(core: RegistryCore, inv: Invocation): AgentInvocation
   return stale(core, inv, `registration ${quote(inv.registrationId!)} of "${inv.capabilityId}" is no longer current`);
 }
 
-function listInstances(instances: Map<string | undefined, Registration>): JsonValue[] {
+function listInstances(registrations: Registration[]): JsonValue[] {
   const out: JsonValue[] = [];
-  for (const key of instances.keys()) {
-    if (key === undefined) continue;
-    out.push(key);
+  for (const r of registrations) {
+    if (r.instanceId === undefined) continue;
+    out.push(r.instanceId);
     if (out.length >= MAX_LISTED_INSTANCES) break;
   }
   return out.sort();
