@@ -35,9 +35,7 @@ export type { CompilerAuthorityOptions, UnauthorizedReason } from './core/compil
 export { devAuthority, createInterpreterValidator, DEV_TOKEN } from './dev/index.js';
 export { createAgentSurfaceRegistry } from './core/registry.js';
 export { DEFAULT_LIMITS } from './core/registry-core.js';
-// Left out: `grantConsumers`, for registries used without <agent-surface>; on a CDN page
-// `surface.consumers` grants the projections. Types cost nothing.
-export type { ConsumerGrant, ConsumerGrants } from './core/consumer-grants.js';
+export { grantConsumers, type ConsumerGrant, type ConsumerGrants } from './core/consumer-grants.js';
 export { matchesScope, compileScope } from './core/scope.js';
 export type { ScopeMatcher } from './core/scope.js';
 export { encodeWireName, decodeWireName, assignWireNames, WIRE_NAME_PATTERN, WIRE_NAME_MAX_LENGTH } from './core/wire-names.js';
@@ -47,11 +45,7 @@ export { META_TOOL_SCHEMAS, META_TOOL_DESCRIPTIONS } from './core/meta-tools.js'
 export type { MetaToolName } from './core/meta-tools.js';
 export { toToolResult } from './core/tool-result.js';
 export { createAgentExposureGateway } from './core/gateway.js';
-// Left out: the declaration helpers the compiler shares (`contractFromDeclaration` and the rest of
-// core/declaration.ts). In a page they are `<agent-capability>`'s markup reader's internals, which
-// load with the first element that needs them. Types cost nothing.
 export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from './core/declaration.js';
-
 // The elements (define.ts defines them on import), their events and contexts.
 export { defineAgentElements } from './elements/define.js';
 export { AgentSurfaceElement } from './elements/agent-surface.js';

@@ -50,13 +50,7 @@ export type { MetaToolName } from './core/meta-tools.js';
 export { toToolResult } from './core/tool-result.js';
 export { createAgentExposureGateway } from './core/gateway.js';
 
-// -- declarations shared by the elements and the compiler (issue 5) --
-export {
-  CONTRACT_ATTRIBUTES,
-  SCHEMA_SCRIPT_TYPE,
-  contractFromDeclaration,
-  declarationId,
-  normalizeDescription,
-  schemaTextsFromScripts,
-} from './core/declaration.js';
+// The declaration rules the compiler and <agent-capability> share (`contractFromDeclaration` and the
+// rest of core/declaration.ts) are exported by `agent-surface-kit/compiler`: in a page they are the
+// markup reader's internals, so an app's bundle does not carry them through the core entry.
 export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from './core/declaration.js';

@@ -1,4 +1,7 @@
-/** The contract compiler (Node): `compileContracts`, `computeContractToken`, and the CLI's pieces. */
+/**
+ * The contract compiler (Node): `compileContracts`, `computeContractToken`, the CLI's pieces, and the
+ * declaration rules it shares with `<agent-capability>` (`contractFromDeclaration`, DOM-free).
+ */
 export {
   compileContracts,
   buildContractModule,
@@ -31,4 +34,14 @@ export type {
   ScanLanguage,
   TemplateLiteral,
 } from './scan.js';
+// -- the declaration rules the compiler shares with <agent-capability> (DOM-free; issue 5) --
+export {
+  CONTRACT_ATTRIBUTES,
+  SCHEMA_SCRIPT_TYPE,
+  contractFromDeclaration,
+  declarationId,
+  normalizeDescription,
+  schemaTextsFromScripts,
+} from '../core/declaration.js';
+export type { CapabilityDeclaration, DeclarationResult, SchemaScriptInfo } from '../core/declaration.js';
 export type * from '../core/types.js';

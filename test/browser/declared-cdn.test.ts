@@ -48,7 +48,7 @@ describe('the CDN file reads markup contracts with a lazy chunk', () => {
   it('fetches nothing at import, registers nothing while the chunk fails, and registers on an update once it loads', async () => {
     expect(await network(true)).to.equal('down');
     const kit = (await import('/offline-cdn/agent-surface.min.js' as string)) as Kit;
-    // Compiler-side helpers are left out of the CDN file (README, "what we chose").
+    // The compiler's declaration helpers are agent-surface-kit/compiler's, not a browser entry's.
     for (const name of ['contractFromDeclaration', 'schemaTextsFromScripts', 'declarationId', 'normalizeDescription']) {
       expect(kit[name], name).to.equal(undefined);
     }

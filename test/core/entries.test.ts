@@ -30,16 +30,9 @@ async function exportsOf(entries: Record<string, string>): Promise<Record<string
 
 /** What the CDN file leaves out of the npm entries' exports (src/cdn.ts, README "The CDN file's exports"). */
 const LEFT_OUT = [
-  'CONTRACT_ATTRIBUTES',
-  'SCHEMA_SCRIPT_TYPE',
-  'contractFromDeclaration',
-  'declarationId',
-  'normalizeDescription',
-  'schemaTextsFromScripts',
   'describeEffect',
   'formatInput',
   'formatRemaining',
-  'grantConsumers',
 ];
 
 describe('package entries', () => {
@@ -76,5 +69,24 @@ describe('the core entry', () => {
     assert.ok(output!.exports.includes('createCompilerAuthority'));
     const dev = await import('../../src/dev/index.js');
     assert.deepEqual(Object.keys(dev).sort(), ['DEV_TOKEN', 'createInterpreterValidator', 'devAuthority']);
+  });
+
+  it('leaves the declaration rules to agent-surface-kit/compiler, which exports the very functions the elements use', async () => {
+    const result = await build({
+      entryPoints: ['src/index.ts'],
+      bundle: true,
+      format: 'esm',
+      write: false,
+      metafile: true,
+      outfile: 'out/core.js',
+      logLevel: 'silent',
+    });
+    assert.deepEqual(Object.keys(result.metafile.inputs).filter((f) => f.endsWith('core/declaration.ts')), []);
+    const compiler = await import('../../src/compiler/index.js');
+    const declaration = await import('../../src/core/declaration.js');
+    for (const name of ['CONTRACT_ATTRIBUTES', 'SCHEMA_SCRIPT_TYPE', 'contractFromDeclaration', 'declarationId', 'normalizeDescription', 'schemaTextsFromScripts'] as const) {
+      assert.equal(compiler[name], declaration[name], name);
+    }
+    assert.equal(compiler.declarationId('selectRows', 'devices'), 'view:devices.selectRows');
   });
 });
