@@ -35,6 +35,8 @@ const RULES = {
   // `agent-surface mcp <module>` loads the module the user names.
   mcp: { may: ['core'], computedImports: true },
   testing: { may: ['core', 'dev'] },
+  // Types only (agent-surface-kit/jsx): the elements' classes and events, for each framework's JSX.
+  jsx: { may: [], types: ['core', 'elements', 'chat'] },
   'index.ts': { may: ['core'] },
   'cdn.ts': { may: ['index.ts', 'core', 'dev', 'elements', 'webmcp'] },
 };

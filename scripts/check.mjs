@@ -1,4 +1,4 @@
-// `npm run check`: lint, type-check, import arrows and cycles, custom-elements.json freshness, size budget. Runs every step and
+// `npm run check`: lint, type-check, import arrows and cycles, custom-elements.json and jsx types freshness, size budget. Runs every step and
 // exits 1 if any failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -41,6 +41,8 @@ const steps = [
   ['arrows', () => run(process.execPath, [join(root, 'scripts/arrows.mjs')])],
   ['types build', () => run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', '.tmp/types'])],
   ['custom-elements.json', manifestFresh],
+  // agent-surface-kit/jsx's element table is generated from custom-elements.json.
+  ['jsx types', () => run(process.execPath, [join(root, 'scripts/jsx-types.mjs'), '--check'])],
   ['size', () => run(process.execPath, [join(root, 'scripts/size.mjs')])],
 ];
 

@@ -529,6 +529,11 @@ async function compileCommand(argv: readonly string[]): Promise<number> {
       problems.push(
         `${display(out)} is ${current === undefined ? 'missing' : 'out of date'}: run agent-surface compile`,
       );
+    const currentTypes = existsSync(dts) ? await readFile(dts, 'utf8') : undefined;
+    if (current === source && currentTypes !== declarations)
+      problems.push(
+        `${display(dts)} is ${currentTypes === undefined ? 'missing' : 'out of date'}: run agent-surface compile`,
+      );
     if (problems.length) return fail(problems);
     console.log(`agent-surface: ${summary}: ${display(out)} and every token are up to date`);
     return 0;

@@ -224,6 +224,25 @@ export type CapabilityHandler = (input: JsonObject, ctx: InvocationContext) => u
 /** `input` is the validated input (observations may take parameters, e.g. a filter). */
 export type ObservationReader = (ctx: InvocationContext, input: JsonObject) => unknown;
 
+/**
+ * Input and output types of the capabilities a build authorized, by id. Empty here: the `.d.ts` that
+ * `agent-surface compile` writes beside a manifest module fills it (declaration merging on
+ * `agent-surface-kit`), so `agent-surface-kit/jsx` can type a handler's input from its contract.
+ * Each entry is `{ input; output; token }`, `token` the contract's token as a string literal.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface CapabilityTypeMap {}
+
+/** The input a handler of capability `Id` gets: from the manifest's types, else any JSON object. */
+export type CapabilityInput<Id extends string> = Id extends keyof CapabilityTypeMap
+  ? CapabilityTypeMap[Id] extends { input: infer I } ? I : JsonObject
+  : JsonObject;
+
+/** The output capability `Id` returns: from the manifest's types, else any JSON value. */
+export type CapabilityOutput<Id extends string> = Id extends keyof CapabilityTypeMap
+  ? CapabilityTypeMap[Id] extends { output: infer O } ? O : JsonValue
+  : JsonValue;
+
 export interface RegisterOptions {
   contract: CapabilityContract;
   token?: string | null;
