@@ -224,8 +224,16 @@ export function sourceProvider(source: ToolSource): ChatToolProvider {
     problem: () => problem,
     subscribe(listener) {
       listeners.add(listener);
-      // A change re-discovers; the listeners hear once the new list is in.
-      off ??= source.subscribe(() => void refresh());
+      // A change re-discovers; the listeners hear once the new list is in. A source that cannot
+      // be subscribed to (disposed, or a foreign one that throws) leaves no tools and says why,
+      // instead of an uncaught error inside the element's update.
+      try {
+        off ??= source.subscribe(() => void refresh());
+      } catch (error) {
+        problem = error instanceof Error && error.message ? error.message : 'The page tools could not be read.';
+        snapshot = undefined;
+        chat = [];
+      }
       return () => {
         listeners.delete(listener);
         if (!listeners.size) {

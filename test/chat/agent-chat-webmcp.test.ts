@@ -61,3 +61,26 @@ describe('<agent-chat> with .source = createWebMcpSource() on the native host', 
     expect(last.state).to.equal('error');
   });
 });
+
+describe('<agent-chat> with a source that was disposed', () => {
+  it('shows no page tools and says why, without an uncaught error from its update', async () => {
+    const { chat } = await chatPage({ adapters: createScriptedAdapter(disableOfflineScript) });
+    const source = createWebMcpSource();
+    source.dispose();
+    const uncaught: unknown[] = [];
+    const onRejection = (e: PromiseRejectionEvent) => uncaught.push(e.reason);
+    const onError = (e: ErrorEvent) => uncaught.push(e.error);
+    window.addEventListener('unhandledrejection', onRejection);
+    window.addEventListener('error', onError);
+    try {
+      chat.source = source;
+      await waitUntil(() => q(chat, '[part~="reason"]')?.textContent?.includes('No page tools'), 'the reason shown', { timeout: 8000 });
+      await chat.updateComplete;
+      expect(uncaught).to.deep.equal([]);
+      expect(q(chat, '[part~="reason"]')!.textContent).to.match(/disposed/i);
+    } finally {
+      window.removeEventListener('unhandledrejection', onRejection);
+      window.removeEventListener('error', onError);
+    }
+  });
+});
