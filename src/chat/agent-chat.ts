@@ -224,6 +224,9 @@ export class AgentChatElement extends LitElement {
   #focusApproval: string | undefined;
   /** Whether the log shows its end: new content keeps it there until the person scrolls up. */
   #followLog = true;
+  /** The card to bring into the log's view on the next frame, and that frame. */
+  #reveal: string | undefined;
+  #scrollFrame = 0;
   #frame = 0;
   /** Tool cards the person opened: a closed card renders only its summary. */
   #openCards = new Set<string>();
@@ -284,6 +287,8 @@ export class AgentChatElement extends LitElement {
     this.#preparing?.abort();
     this.#preparing = undefined;
     clearTimeout(this.#timer);
+    cancelAnimationFrame(this.#scrollFrame);
+    this.#scrollFrame = 0;
     this.#offAdapter?.();
     this.#offAdapter = this.#subscribedAdapter = undefined;
     this.#disposeProvider();
@@ -611,10 +616,8 @@ export class AgentChatElement extends LitElement {
 
   protected override updated(): void {
     this.#save();
-    const log = this.renderRoot.querySelector<HTMLElement>('[part~="log"]');
-    // Before the guard measures the cards: a scroll after it would restart every delay at once.
-    if (log && this.#followLog) log.scrollTop = log.scrollHeight;
-    if (log && this.#focusApproval) this.#revealInLog(log, this.#focusApproval);
+    if (this.#focusApproval) this.#reveal = this.#focusApproval;
+    this.#scheduleScroll();
     this.#trackApprovals();
     if (this.#focusApproval) {
       const id = this.#focusApproval;
@@ -633,6 +636,20 @@ export class AgentChatElement extends LitElement {
    * view: otherwise it can sit below the log's visible part, where its Approve button never becomes
    * active (the guard sees it hidden) and nothing tells the person a decision is waiting.
    */
+  #scheduleScroll(): void {
+    if (this.#scrollFrame || (!this.#followLog && !this.#reveal) || typeof requestAnimationFrame !== 'function') return;
+    // In the next frame, before it is laid out for painting: measuring here, right after the
+    // render, would lay the log out one extra time per update (a long conversation opens slower).
+    this.#scrollFrame = requestAnimationFrame(() => {
+      this.#scrollFrame = 0;
+      const log = this.renderRoot.querySelector<HTMLElement>('[part~="log"]');
+      if (!log || !this.isConnected) return;
+      if (this.#followLog) log.scrollTop = log.scrollHeight;
+      if (this.#reveal) this.#revealInLog(log, this.#reveal);
+      this.#reveal = undefined;
+    });
+  }
+
   #revealInLog(log: HTMLElement, id: string): void {
     const card = log.querySelector(`[data-call="${CSS.escape(id)}"]`);
     if (!card) return;

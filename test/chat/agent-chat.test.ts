@@ -73,13 +73,15 @@ describe('<agent-chat>: end to end with the scripted agent', () => {
     try {
       chat.send('disable the offline devices');
       await waitUntil(() => q(chat, '[part~="approve"]'), 'approve shown', { timeout: 8000 });
-      await chat.updateComplete;
       const log = q(chat, '[part~="log"]')!;
       expect(log.scrollHeight).to.be.greaterThan(log.clientHeight + 50, 'the log overflows');
-      const view = log.getBoundingClientRect();
-      const card = q(chat, '[part~="approve"]')!.closest('[part~="tool"]')!.getBoundingClientRect();
-      expect(card.top).to.be.at.least(view.top - 0.5);
-      expect(card.bottom).to.be.at.most(view.bottom + 0.5);
+      // The log scrolls on the frame after the render: wait for the card to be wholly in its view.
+      const cardInView = () => {
+        const view = log.getBoundingClientRect();
+        const card = q(chat, '[part~="approve"]')!.closest('[part~="tool"]')!.getBoundingClientRect();
+        return card.top >= view.top - 0.5 && card.bottom <= view.bottom + 0.5;
+      };
+      await waitUntil(cardInView, 'the waiting card is not in the log\'s view', { timeout: 8000 });
       expect(document.activeElement).to.equal(elsewhere, 'focus stays where the person left it');
       // Without any scrolling by the test, Approve becomes active (the guard sees it) and a real click approves.
       await waitUntil(() => q(chat, '[part~="approve"]')?.getAttribute('aria-disabled') === 'false', 'approve active', { timeout: 8000 });
@@ -87,9 +89,9 @@ describe('<agent-chat>: end to end with the scripted agent', () => {
       await waitUntil(() => chat.session.status === 'done', 'run done', { timeout: 8000 });
       expect(devices.map((d) => d.status)).to.deep.equal(['online', 'disabled', 'disabled']);
       await chat.updateComplete;
-      // The final answer, the newest content, is at the bottom of the log and in view.
-      expect(log.scrollHeight - log.scrollTop - log.clientHeight).to.be.lessThan(2);
       expect(log.textContent).to.contain('Disabled the offline devices.');
+      // The final answer, the newest content, ends up at the bottom of the log, in view.
+      await waitUntil(() => log.scrollHeight - log.scrollTop - log.clientHeight < 2, 'the log does not show its end', { timeout: 8000 });
     } finally {
       elsewhere.remove();
     }
