@@ -76,7 +76,7 @@ function typeName(value: object): string {
  * `{}` or `Object.create(null)`, from this realm or another one (an object literal made in an
  * iframe has that frame's `Object.prototype`, a different object from ours).
  */
-function isPlainObject(value: object): boolean {
+export function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
   if (proto === Object.prototype || proto === null) return true;
   if (Object.getPrototypeOf(proto) !== null) return false;

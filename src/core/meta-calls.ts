@@ -4,7 +4,7 @@
  * Loaded with the rest of the execution side by toolset-exec.ts (an `import()` of tool-execution.ts).
  * The tools themselves, their constant schemas and the scope syntax are in meta-tools.ts.
  */
-import { jsonPointer, utf8Length } from './canonical-json.js';
+import { isPlainObject as isPlainJsonObject, jsonPointer, utf8Length } from './canonical-json.js';
 import { DEV_MODE, issueWarning } from './dev.js';
 import { errorPayload } from './errors.js';
 import {
@@ -97,17 +97,9 @@ interface Issue {
 
 type Envelope = Record<string, unknown>;
 
-/**
- * An object literal or `Object.create(null)`. Also one made in another realm (an agent runtime in
- * another frame): its prototype is that realm's `Object.prototype`, as the registry accepts it.
- */
+/** An object literal or `Object.create(null)`, from any realm (as the registry accepts it), not an array. */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto === Object.prototype || proto === null) return true;
-  if (Object.getPrototypeOf(proto) !== null) return false;
-  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value as { name?: unknown } | undefined;
-  return typeof ctor === 'function' && ctor.name === 'Object' && Object.prototype.toString.call(value) === '[object Object]';
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && isPlainJsonObject(value);
 }
 
 /**

@@ -8,6 +8,7 @@ import { endSentence, isSignal } from '../core/util.js';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import { errorPayload } from '../core/errors.js';
 import { toToolResult } from '../core/tool-result.js';
+import { randomId } from '../core/toolset-common.js';
 import type {
   AgentConsumer,
   AgentInvocationResult,
@@ -76,14 +77,6 @@ function withPrefix(prefix: string, name: string): string {
   if (full.length <= WIRE_NAME_MAX_LENGTH) return full;
   const hash = wireHash(full, 8);
   return `${full.slice(0, WIRE_NAME_MAX_LENGTH - 1 - hash.length)}-${hash}`;
-}
-
-let idCounter = 0;
-const idPrefix = Math.random().toString(36).slice(2, 10);
-function newInvocationId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  if (c?.randomUUID) return `webmcp-${c.randomUUID()}`;
-  return `webmcp-${idPrefix}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
 /**
@@ -321,7 +314,7 @@ export function createAdapterRun(
       capabilityId: p.capabilityId,
       registrationId: p.registrationId,
       input: normalizeInput(rawInput),
-      invocationId: newInvocationId(),
+      invocationId: `webmcp-${randomId()}`,
       consumer: r.consumer,
     };
     if (p.instanceId !== undefined) request.instanceId = p.instanceId;
