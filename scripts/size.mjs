@@ -65,7 +65,8 @@ if (targets.length) {
 
 // The core entry as an app's bundler without code splitting would ship it (issue 12): everything it
 // reaches, `import()`s included, in one file. Measured from the source, as the issue states it
-// (`esbuild --bundle --minify --format=esm`, gzip -9), against the $coreTarget.
+// (`esbuild --bundle --minify --format=esm`, gzip -9), against the $coreTarget (reported) and the
+// $coreBudget (today's figure plus headroom: over it fails, like an entry over its budget).
 {
   const bundled = await build({
     entryPoints: [join(root, 'src/index.ts')],
@@ -78,9 +79,11 @@ if (targets.length) {
   });
   const size = gz(bundled.outputFiles[0].contents);
   const target = budgets.$coreTarget;
-  console.log('\n| core entry, `esbuild --bundle --minify --format=esm`, gzip -9 (issue 12) | size | target | |');
-  console.log('|---|---|---|---|');
-  console.log(`| src/index.ts | ${kb(size)} | ${kb(target)} | ${size <= target ? 'met' : 'not met'} |`);
+  const budget = budgets.$coreBudget ?? Infinity;
+  if (size > budget) over += 1;
+  console.log('\n| core entry, `esbuild --bundle --minify --format=esm`, gzip -9 (issue 12) | size | budget | target | |');
+  console.log('|---|---|---|---|---|');
+  console.log(`| src/index.ts | ${kb(size)} | ${kb(budget)}${size > budget ? ' OVER' : ''} | ${kb(target)} | ${size <= target ? 'met' : 'not met'} |`);
 }
 
 // What the CDN file fetches later, on first need (not counted above): each chunk it reaches only
