@@ -1,5 +1,6 @@
 /**
  * `agent-surface compile <inputs…> --out <module.js> [--check | --write]`
+ * `agent-surface compile <pages…> --out-dir <folder> [--group-by file|dir] [--shared <files>] [--check | --write]`
  *
  * Inputs are `*.contracts.json` files (each an array of contracts), other files the declaration
  * scanner reads (HTML, lit templates: `./scan.ts`), or globs of them. Every error names the file
@@ -7,7 +8,7 @@
  */
 import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { canonicalJson } from '../core/canonical-json.js';
@@ -246,6 +247,14 @@ export interface CliArgs {
   command?: string;
   inputs: string[];
   out?: string;
+  /** One manifest per page (or per folder) into this folder, instead of `out`. */
+  outDir?: string;
+  /** With `outDir`: one manifest per file name (default) or per folder. */
+  groupBy?: 'file' | 'dir';
+  /** With `outDir`: files or globs whose declarations go into every manifest. */
+  shared?: string[];
+  /** With `outDir`: the manifests' extension (default `js`). */
+  ext?: 'js' | 'mjs';
   check: boolean;
   write: boolean;
   help: boolean;
@@ -255,13 +264,44 @@ export interface CliArgs {
 
 export function parseArgs(argv: readonly string[]): CliArgs {
   const args: CliArgs = { inputs: [], check: false, write: false, help: false, version: false, errors: [] };
+  // `--flag value` or `--flag=value`; undefined (and an error) when the value is missing.
+  const valueOf = (a: string, i: number, what: string): [string | undefined, number] => {
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq > 0) return [a.slice(eq + 1), i];
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('-')) {
+      args.errors.push(`${a} needs ${what}`);
+      return [undefined, i];
+    }
+    return [v, i + 1];
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    const flag = a.startsWith('--') ? a.split('=')[0] : a;
     if (a === '--out' || a === '-o') {
       const v = argv[++i];
       if (v === undefined || v.startsWith('-')) args.errors.push(`${a} needs a file name`);
       else args.out = v;
     } else if (a.startsWith('--out=')) args.out = a.slice('--out='.length);
+    else if (flag === '--out-dir') {
+      let v: string | undefined;
+      [v, i] = valueOf(a, i, 'a folder name');
+      if (v !== undefined) args.outDir = v;
+    } else if (flag === '--group-by') {
+      let v: string | undefined;
+      [v, i] = valueOf(a, i, 'file or dir');
+      if (v === 'file' || v === 'dir') args.groupBy = v;
+      else if (v !== undefined) args.errors.push(`--group-by takes file or dir, not "${v}"`);
+    } else if (flag === '--shared') {
+      let v: string | undefined;
+      [v, i] = valueOf(a, i, 'a file or glob');
+      if (v !== undefined) (args.shared ??= []).push(v);
+    } else if (flag === '--ext') {
+      let v: string | undefined;
+      [v, i] = valueOf(a, i, 'js or mjs');
+      if (v === 'js' || v === 'mjs' || v === '.js' || v === '.mjs') args.ext = v.replace('.', '') as 'js' | 'mjs';
+      else if (v !== undefined) args.errors.push(`--ext takes js or mjs, not "${v}"`);
+    }
     else if (a === '--check') args.check = true;
     else if (a === '--write') args.write = true;
     else if (a === '--help' || a === '-h') args.help = true;
@@ -271,6 +311,12 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     else args.inputs.push(a);
   }
   if (args.check && args.write) args.errors.push('--check and --write exclude each other');
+  if (args.out !== undefined && args.outDir !== undefined)
+    args.errors.push('--out and --out-dir exclude each other (one manifest, or one per page)');
+  if (args.outDir === undefined) {
+    const pageOnly = argv.filter((a) => /^--(group-by|shared|ext)(=|$)/.test(a)).map((a) => a.split('=')[0]);
+    for (const flag of new Set(pageOnly)) args.errors.push(`${flag} only applies with --out-dir`);
+  }
   return args;
 }
 
@@ -292,7 +338,12 @@ const COMPILE_DETAILS = `Reads *.contracts.json files (each a JSON array of cont
 in HTML files and lit templates, checks every contract, and writes one ES module with no imports:
 the manifest (contracts, tokens, hash) and an ajv standalone validator per contract, plus its types
 beside it (x.js -> x.d.ts, x.mjs -> x.d.mts). Use --out x.mjs where Node itself imports the module
-from a package without "type": "module"; bundlers and browsers take either.`;
+from a package without "type": "module"; bundlers and browsers take either.
+
+With --out-dir, each page gets its own manifest, holding only the declarations of its files, so a
+declaration written for one page is refused on another: compile pages/*.html --out-dir manifests/
+writes manifests/devices.js for pages/devices.html, and so on; inputs named alike (devices.html,
+devices.ts, devices.contracts.json) form one page, or, with --group-by dir, every file of a folder.`;
 
 /** The global options, shown under every command list. */
 const GLOBAL_OPTIONS = [
@@ -304,10 +355,17 @@ export const COMMANDS: CliCommand[] = [
   {
     name: 'compile',
     summary: 'authorize the declared capabilities: write the manifest module (and tokens)',
-    synopsis: '<files or globs…> --out <module.js|module.mjs> [--check | --write]',
+    synopsis: '<files or globs…> --out <module.js|module.mjs> | --out-dir <folder> [--check | --write]',
     details: COMPILE_DETAILS,
     options: [
-      { flag: '-o, --out <file>', help: 'the module to write (required)' },
+      { flag: '-o, --out <file>', help: 'the module to write: one manifest for every input' },
+      {
+        flag: '--out-dir <folder>',
+        help: 'one manifest per page instead: pages/a.html -> <folder>/a.js (files named alike, a.html and a.ts, share one)',
+      },
+      { flag: '--group-by <file|dir>', help: 'with --out-dir: one manifest per file name (default) or per folder' },
+      { flag: '--shared <file or glob>', help: 'with --out-dir: declarations that go into every manifest (repeatable)' },
+      { flag: '--ext <js|mjs>', help: 'with --out-dir: the manifests\' extension (default js)' },
       { flag: '--write', help: 'also put the right token="…" attributes into the scanned sources' },
       {
         flag: '--check',
@@ -442,28 +500,83 @@ export async function main(argv: readonly string[]): Promise<number> {
   ]);
 }
 
-/** `agent-surface compile …` (argv: what follows the command name). */
-async function compileCommand(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(['compile', ...argv]);
-  if (!args.out) args.errors.push('--out <file> is required');
-  if (!args.inputs.length) args.errors.push('no input files given');
-  if (args.errors.length) return fail(args.errors);
-  const out = resolve(args.out!);
-
-  // Inputs: files as given, globs expanded; each file once.
+/** Files as given, globs expanded (leaving out what `skip` says is an output); each file once. */
+function expandInputs(inputs: readonly string[], skip: (file: string) => boolean): { files: string[]; missing: string[] } {
   const files: string[] = [];
   const missing: string[] = [];
-  for (const input of args.inputs) {
+  for (const input of inputs) {
     if (GLOB_CHARS.test(input)) {
-      const matched = expandGlob(input).filter((f) => f !== out);
+      const matched = expandGlob(input).filter((f) => !skip(f));
       if (!matched.length) missing.push(`no file matches ${input}`);
       files.push(...matched);
     } else if (!existsSync(input) || !statSync(input).isFile()) missing.push(`${input}: no such file`);
     else files.push(resolve(input));
   }
-  if (missing.length) return fail(missing);
-  const unique = [...new Set(files)];
+  return { files: [...new Set(files)], missing };
+}
 
+/** The folder every one of `files` is in (the deepest such). */
+function commonFolder(files: readonly string[]): string {
+  let base = dirname(files[0]);
+  for (const f of files) while (base !== dirname(base) && !`${dirname(f)}${sep}`.startsWith(`${base}${sep}`)) base = dirname(base);
+  return base;
+}
+
+/**
+ * Pages: `pages/devices.html`, `pages/devices.ts` and `pages/devices.contracts.json` are page
+ * `devices` (the file name up to its first dot, with its folder under the common one); with
+ * `dir`, every file of one folder is one page, named after the folder.
+ */
+export function groupPages(files: readonly string[], groupBy: 'file' | 'dir'): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  if (!files.length) return groups;
+  const base = commonFolder(files);
+  for (const file of files) {
+    const folder = relative(base, dirname(file)).split(sep).join('/');
+    const key =
+      groupBy === 'dir'
+        ? folder || basename(base) || 'index'
+        : [folder, basename(file).replace(/\..*$/, '') || basename(file)].filter(Boolean).join('/');
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(file);
+  }
+  return new Map([...groups].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** `agent-surface compile …` (argv: what follows the command name). */
+async function compileCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(['compile', ...argv]);
+  if (!args.out && !args.outDir && !args.errors.some((e) => e.startsWith('--out')))
+    args.errors.push('--out <file> is required (or --out-dir <folder>, for one manifest per page)');
+  if (!args.inputs.length) args.errors.push('no input files given');
+  if (args.errors.length) return fail(args.errors);
+
+  if (args.out) {
+    const out = resolve(args.out);
+    const { files, missing } = expandInputs(args.inputs, (f) => f === out);
+    if (missing.length) return fail(missing);
+    return compileManifest(files, out, args);
+  }
+
+  // One manifest per page; what --shared names goes into each.
+  const outDir = resolve(args.outDir!);
+  const inOutDir = (f: string) => f.startsWith(`${outDir}${sep}`);
+  const pages = expandInputs(args.inputs, inOutDir);
+  const shared = expandInputs(args.shared ?? [], inOutDir);
+  if (pages.missing.length || shared.missing.length) return fail([...pages.missing, ...shared.missing]);
+  const sharedSet = new Set(shared.files);
+  const pageFiles = pages.files.filter((f) => !sharedSet.has(f));
+  if (!pageFiles.length) return fail(['no page files given (every input is --shared)']);
+  let status = 0;
+  for (const [name, files] of groupPages(pageFiles, args.groupBy ?? 'file')) {
+    const out = join(outDir, `${name}.${args.ext ?? 'js'}`);
+    status = Math.max(status, await compileManifest([...files, ...shared.files], out, args));
+  }
+  return status;
+}
+
+/** Compiles `unique` (files) into the manifest module `out` and its .d.ts; --check and --write as asked. */
+async function compileManifest(unique: readonly string[], out: string, args: CliArgs): Promise<number> {
   const collected = await collectDeclarations(unique);
   const errors = collected.errors.map(
     (e) => `${e.where}${e.capabilityId ? ` (${e.capabilityId})` : ''}: ${e.message}`,
