@@ -209,7 +209,8 @@ export function mountAgentPanel(root, surface) {
             ? `${tool.name} did not run: the person denied it (${outcome.error.code})`
             : `${tool.name} failed: ${outcome.error.code}`;
       status.classList.toggle('waiting', waiting);
-      result.classList.toggle('error', !outcome.ok && !waiting);
+      // Neither is an error: waiting is the pipeline asking the person, a denial is the person's answer.
+      result.classList.toggle('error', !outcome.ok && !waiting && !denied);
       result.classList.toggle('waiting', waiting);
       result.textContent = JSON.stringify(outcome.ok ? outcome.output : outcome.error, null, 2);
     } finally {

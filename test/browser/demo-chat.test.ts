@@ -2,19 +2,20 @@
 // The scripted agent answers "disable the offline devices" by reading the table, selecting rows and
 // calling the destructive capability, which waits for the person's click in the chat card: denied
 // once (nothing changes), then approved (the device is disabled), each by a real mouse click.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import type { AgentChatElement } from '../../src/chat/index.js';
 import type { AgentSurfaceElement } from '../../src/elements/index.js';
-import { decideInChat, openDemo, trustedClick, type Ctx, type Demo } from './demo-helpers.js';
+import { type Ctx, decideInChat, type Demo, openDemo, trustedClick, until } from './demo-helpers.js';
 
-describe('demo/index.html: the chat panel', () => {
+describe('demo/index.html: the chat panel', function (this: unknown) {
+  // A loaded machine: each step waits on a condition, with room for slow ones.
+  (this as unknown as Ctx).timeout(60000);
   let demo: Demo;
   let doc: Document;
   let chat: AgentChatElement;
 
-  before(async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  before(async () => {
     demo = await openDemo('/demo/index.html');
     doc = demo.doc;
     demo.win.sessionStorage.clear();
@@ -42,13 +43,13 @@ describe('demo/index.html: the chat panel', () => {
     await trustedClick(demo.frame, q('textarea[part~="input"]')!);
     await sendKeys({ type: text });
     await sendKeys({ press: 'Enter' });
-    await waitUntil(() => chat.session.status === 'running', 'the run did not start', { timeout: 15000 });
+    await until(() => chat.session.status === 'running', 'the run did not start', { timeout: 15000 });
   }
 
   /** Up to the card: the agent read the table and selected the offline rows; the disable call waits. */
   async function upToTheCard(): Promise<void> {
     await ask('disable the offline devices');
-    await waitUntil(() => q('[part~="approve"]'), 'no approval card', { timeout: 15000 });
+    await until(() => q('[part~="approve"]'), 'no approval card', { timeout: 15000 });
     expect(lastRunCalls()).to.deep.equal([
       'view_devices__rows:done',
       'view_devices__selectRows:done',
@@ -63,12 +64,11 @@ describe('demo/index.html: the chat panel', () => {
     expect(statusOf('therm-3f')).to.equal('offline');
   }
 
-  it('denied by a real click in the chat card: nothing is disabled, and the agent says so', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(60000);
+  it('denied by a real click in the chat card: nothing is disabled, and the agent says so', async () => {
     expect(statusOf('therm-3f')).to.equal('offline');
     await upToTheCard();
     await decideInChat(demo, chat, 'deny');
-    await waitUntil(() => chat.session.status === 'done', 'run done', { timeout: 15000 });
+    await until(() => chat.session.status === 'done', 'run done', { timeout: 15000 });
     expect(statusOf('therm-3f')).to.equal('offline');
     expect(registry().confirmations.list()).to.deep.equal([]);
     expect(lastRunCalls().at(-1)).to.equal('domain_devices__disable:error');
@@ -76,26 +76,24 @@ describe('demo/index.html: the chat panel', () => {
     expect(q('[part~="log"]')!.textContent).to.contain('They were not disabled');
   });
 
-  it('approved by a real click in the chat card: the offline device is disabled', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(60000);
+  it('approved by a real click in the chat card: the offline device is disabled', async () => {
     await upToTheCard();
     // A script's click is not the person's: the request stays pending.
     q('[part~="approve"]')!.click();
     expect(registry().confirmations.list().map((p) => p.status)).to.deep.equal(['pending']);
     await decideInChat(demo, chat, 'approve');
-    await waitUntil(() => chat.session.status === 'done', 'run done', { timeout: 15000 });
+    await until(() => chat.session.status === 'done', 'run done', { timeout: 15000 });
     expect(statusOf('therm-3f')).to.equal('disabled');
     expect(lastRunCalls().at(-1)).to.equal('domain_devices__disable:done');
     await chat.updateComplete;
     expect(q('[part~="log"]')!.textContent).to.contain('Done: therm-3f disabled.');
   });
 
-  it('asked again, it finds nothing offline', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  it('asked again, it finds nothing offline', async () => {
     const asked = chat.session.messages.length;
     chat.send('which devices are offline?');
     // The previous run is done too: wait for this one's answer, not for a status it already had.
-    await waitUntil(() => chat.session.messages.length > asked + 1 && chat.session.status === 'done', 'run done', { timeout: 15000 });
+    await until(() => chat.session.messages.length > asked + 1 && chat.session.status === 'done', 'run done', { timeout: 15000 });
     expect(lastRunCalls()).to.deep.equal(['view_devices__rows:done']);
     await chat.updateComplete;
     expect(q('[part~="log"]')!.textContent).to.contain('No device is offline right now.');

@@ -30,6 +30,14 @@ export async function openDemo(src = '/demo/index.html', { width = 1300, height 
   return { frame, doc: frame.contentDocument!, win: frame.contentWindow! };
 }
 
+/**
+ * `waitUntil` with a safety net sized for a loaded machine (its default is one second): the tests
+ * wait on conditions, and only a condition that never comes true should ever reach this.
+ */
+export function until(predicate: () => unknown, message: string, options: { timeout?: number } = {}): Promise<void> {
+  return waitUntil(predicate, message, { timeout: 15000, ...options });
+}
+
 /** Resolves after the frame has painted twice: every requestAnimationFrame callback queued before has run. */
 export function frames(win: Window, count = 2): Promise<void> {
   return new Promise((resolve) => {

@@ -2,14 +2,16 @@
 // an iframe; the form points the chat at an OpenAI-compatible server (the test server's scripted
 // one, same origin), the URL and model are remembered, the key only when the box is ticked, and
 // the adapter it adds runs the devices task through the person's approval, given by a real click.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import type { AgentChatElement } from '../../src/chat/index.js';
-import { decideInChat, openDemo, trustedClick as clickIn, type Ctx, type Demo } from './demo-helpers.js';
+import { type Ctx, decideInChat, type Demo, openDemo, trustedClick as clickIn, until } from './demo-helpers.js';
 
 const STORAGE_KEY = 'agent-surface-demo:openai-compatible';
 
-describe('demo/index.html: the "your own model" form', () => {
+describe('demo/index.html: the "your own model" form', function (this: unknown) {
+  // A loaded machine: each step waits on a condition, with room for slow ones.
+  (this as unknown as Ctx).timeout(60000);
   let demo: Demo | undefined;
   const trustedClick = (el: Element) => clickIn(demo!.frame, el);
 
@@ -24,8 +26,7 @@ describe('demo/index.html: the "your own model" form', () => {
     return { doc, chat, form: doc.querySelector<HTMLFormElement>('form.model-form')! };
   }
 
-  before(async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  before(async () => {
     localStorage.removeItem(STORAGE_KEY);
     await fetch('/__chat/reset');
   });
@@ -49,24 +50,23 @@ describe('demo/index.html: the "your own model" form', () => {
     await trustedClick(form.querySelector('button[type="submit"]')!);
   }
 
-  it('adds the server to the switcher, remembers URL and model but not the key, and runs the task through it to a real-click approval', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(60000);
+  it('adds the server to the switcher, remembers URL and model but not the key, and runs the task through it to a real-click approval', async () => {
     const { doc, chat, form } = await open();
     const baseUrl = `${location.origin}/__chat/openai/v1`;
     await fill(form, { baseUrl, model: 'devices-script', apiKey: 'sk-demo-typed' }, false);
-    await waitUntil(() => Array.isArray(chat.adapters) && chat.adapters.length === 2, 'adapter added');
+    await until(() => Array.isArray(chat.adapters) && chat.adapters.length === 2, 'adapter added');
     expect(JSON.parse(localStorage.getItem(STORAGE_KEY)!)).to.deep.equal({ baseUrl, model: 'devices-script' });
 
     // Pick it in the switcher, then ask.
     const select = chat.shadowRoot!.querySelector<HTMLSelectElement>('[part~="adapter-select"]')!;
-    await waitUntil(() => select && select.options.length === 2, 'switcher shows both');
+    await until(() => select && select.options.length === 2, 'switcher shows both');
     select.value = [...select.options].find((o) => o.textContent!.includes('your server'))!.value;
     select.dispatchEvent(new Event('change', { bubbles: true }));
     const ours = (chat.adapters as unknown as { id: string; status?: () => { state: string } }[])[1];
-    await waitUntil(() => ours.status?.().state === 'ready', 'server checked');
+    await until(() => ours.status?.().state === 'ready', 'server checked');
     chat.send('disable the offline devices');
     const q = (s: string) => chat.shadowRoot!.querySelector<HTMLElement>(s);
-    await waitUntil(() => q('[part~="approve"]') || chat.session.status !== 'running', 'approval card', { timeout: 15000 });
+    await until(() => q('[part~="approve"]') || chat.session.status !== 'running', 'approval card', { timeout: 15000 });
     expect(chat.session.status, JSON.stringify(chat.session).slice(0, 2000)).to.equal('running');
     // The destructive call waits for the person: nothing ran yet.
     const status = () => doc.querySelector('#devices-table tr[data-id="therm-3f"] .status')?.textContent;
@@ -79,7 +79,7 @@ describe('demo/index.html: the "your own model" form', () => {
     expect(asked[0].body.model).to.equal('devices-script');
     // The person scrolls up to the card (the page is scrolled down to the form) and approves.
     await decideInChat(demo!, chat, 'approve');
-    await waitUntil(() => chat.session.status !== 'running', 'run finished', { timeout: 15000 });
+    await until(() => chat.session.status !== 'running', 'run finished', { timeout: 15000 });
     expect(chat.session.status, JSON.stringify(chat.session).slice(0, 2000)).to.equal('done');
     expect(status()).to.equal('disabled');
     // The server's model saw the tool's result and answered in a third request.
@@ -91,8 +91,7 @@ describe('demo/index.html: the "your own model" form', () => {
     expect(q('[part~="log"]')!.textContent).to.contain('Disabled the offline devices.');
   });
 
-  it('keeps the key only when the box is ticked; a reload brings the server back; Forget removes it', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(60000);
+  it('keeps the key only when the box is ticked; a reload brings the server back; Forget removes it', async () => {
     let { form, chat } = await open();
     form.querySelector<HTMLButtonElement>('[name="forget"]')!.click();
     await fill(form, { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-keep-me' }, true);

@@ -1,10 +1,10 @@
 // The demo, end to end in Chromium: the page as `npm start` serves it (through the dev server's
 // TypeScript transform), loaded in an iframe; the agent panel drives it like a person playing the agent.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { sendMouse } from '@web/test-runner-commands';
 import type { AgentSurfaceElement } from '../../src/elements/index.js';
 import { deepElementFromPoint } from '../../src/elements/approval-guard.js';
-import { frames, inViewport, openDemo, trustedClick, type Ctx } from './demo-helpers.js';
+import { type Ctx, frames, inViewport, openDemo, trustedClick, until } from './demo-helpers.js';
 
 const toolNames = (doc: Document) =>
   [...doc.querySelectorAll<HTMLElement>('.catalog li')].map((li) => li.dataset.name);
@@ -20,11 +20,12 @@ async function callTool(doc: Document, name: string, input: unknown): Promise<vo
 const resultText = (doc: Document) => doc.querySelector('.result')!.textContent ?? '';
 const statusText = (doc: Document) => doc.querySelector('.call-status')!.textContent ?? '';
 
-describe('demo/index.html', () => {
+describe('demo/index.html', function (this: unknown) {
+  // A loaded machine: each step waits on a condition, with room for slow ones.
+  (this as unknown as Ctx).timeout(60000);
   let demo: Awaited<ReturnType<typeof openDemo>>;
 
-  before(async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  before(async () => {
     demo = await openDemo('/demo/index.html');
   });
   after(() => demo?.frame.remove());
@@ -50,19 +51,19 @@ describe('demo/index.html', () => {
   it('runs a call from the panel: the table and the live state follow', async () => {
     const { doc } = demo;
     await callTool(doc, 'view_devices__selectRows', { ids: ['cam-lobby', 'cam-dock'] });
-    await waitUntil(() => statusText(doc).includes('succeeded'), 'selectRows did not finish');
+    await until(() => statusText(doc).includes('succeeded'), 'selectRows did not finish');
     expect(JSON.parse(resultText(doc))).to.deep.equal({ selected: ['cam-lobby', 'cam-dock'] });
     expect([...doc.querySelectorAll<HTMLElement>('tr.selected')].map((tr) => tr.dataset.id)).to.deep.equal([
       'cam-lobby',
       'cam-dock',
     ]);
-    await waitUntil(
+    await until(
       () => doc.querySelector('.state')!.textContent!.includes('2 of 5 selected'),
       'live state not updated',
     );
 
     await callTool(doc, 'view_devices__rename', { id: 'cam-dock', name: 'Dock camera' });
-    await waitUntil(
+    await until(
       () => statusText(doc).includes('rename succeeded'),
       'rename (agent-invoke path) did not finish',
     );
@@ -72,13 +73,12 @@ describe('demo/index.html', () => {
   it('reports invalid input as data, without running the handler', async () => {
     const { doc } = demo;
     await callTool(doc, 'view_devices__selectRows', { ids: 'cam-lobby' });
-    await waitUntil(() => statusText(doc).includes('failed'), 'the bad call did not fail');
+    await until(() => statusText(doc).includes('failed'), 'the bad call did not fail');
     expect(JSON.parse(resultText(doc)).code).to.equal('INVALID_INPUT');
     expect(doc.querySelectorAll('tr.selected').length).to.equal(2);
   });
 
   it('a destructive call waits for the person: a script click does nothing, a trusted click approves', async function () {
-    (this as unknown as Ctx).timeout(20000);
     const { doc, frame } = demo;
     await callTool(doc, 'domain_devices__disable', { ids: ['lock-main'] });
     const confirm = doc.querySelector('agent-confirm')!;
@@ -86,7 +86,7 @@ describe('demo/index.html', () => {
       [...(confirm.shadowRoot?.querySelectorAll<HTMLButtonElement>('button') ?? [])].find((b) =>
         /approve/i.test(b.textContent ?? ''),
       );
-    await waitUntil(
+    await until(
       () => approveButton() && approveButton()!.getBoundingClientRect().width > 0,
       'no confirm dialog',
     );
@@ -96,7 +96,7 @@ describe('demo/index.html', () => {
     // status and the log entry say "waiting for the person", in the pending colour, not the error one.
     const status = doc.querySelector('.call-status')!;
     expect(status.classList.contains('waiting')).to.equal(true);
-    await waitUntil(() => doc.querySelector('.log li.waiting'), 'no waiting entry in the log');
+    await until(() => doc.querySelector('.log li.waiting'), 'no waiting entry in the log');
     const entry = doc.querySelector('.log li.waiting')!;
     expect(entry.textContent).to.contain('demo-agent → domain:devices.disable').and.contain('waiting for the person');
     expect(entry.classList.contains('failed')).to.equal(false);
@@ -113,7 +113,7 @@ describe('demo/index.html', () => {
     expect(doc.querySelector('.log')!.textContent).not.to.contain('CONFIRMATION_REQUIRED');
 
     // Past the activation delay, with the dialog in place.
-    await waitUntil(() => approveButton()!.getAttribute('aria-disabled') === 'false', 'Approve never responds', {
+    await until(() => approveButton()!.getAttribute('aria-disabled') === 'false', 'Approve never responds', {
       timeout: 5000,
     });
     const surface = doc.querySelector<AgentSurfaceElement>('agent-surface')!;
@@ -122,7 +122,7 @@ describe('demo/index.html', () => {
     expect(doc.querySelector('tr[data-id="lock-main"] .status')!.textContent).to.equal('online');
 
     await trustedClick(frame, approveButton()!);
-    await waitUntil(() => statusText(doc).includes('disable succeeded'), 'the approved call did not run');
+    await until(() => statusText(doc).includes('disable succeeded'), 'the approved call did not run');
     expect(JSON.parse(resultText(doc))).to.deep.equal({ disabled: ['lock-main'] });
     expect(doc.querySelector('tr[data-id="lock-main"] .status')!.textContent).to.equal('disabled');
     const log = doc.querySelector('.log')!.textContent!;
@@ -130,15 +130,30 @@ describe('demo/index.html', () => {
     expect(log).to.contain('confirmation approved');
   });
 
+  it('denied by a real click in the dialog: nothing runs, and the panel says the person denied it', async () => {
+    const { doc, frame } = demo;
+    await callTool(doc, 'domain_devices__disable', { ids: ['cam-lobby'] });
+    const confirm = doc.querySelector('agent-confirm')!;
+    const deny = () => confirm.shadowRoot?.querySelector<HTMLButtonElement>('[part~="deny"]');
+    await until(() => deny()?.getAttribute('aria-disabled') === 'false', 'Deny never responds');
+    await trustedClick(frame, deny()!);
+    await until(() => statusText(doc).includes('did not run'), 'the denied call did not come back');
+    expect(statusText(doc)).to.equal('domain_devices__disable did not run: the person denied it (CONFIRMATION_INVALID)');
+    expect(doc.querySelector('.result')!.classList.contains('error')).to.equal(false);
+    expect(JSON.parse(resultText(doc))).to.include({ code: 'CONFIRMATION_INVALID' });
+    expect(doc.querySelector('tr[data-id="cam-lobby"] .status')!.textContent).to.equal('online');
+    expect(doc.querySelector('.log')!.textContent).to.contain('confirmation denied');
+  });
+
   it('injected capabilities with a forged or copied token never reach the catalog', async () => {
     const { doc } = demo;
     const before = toolNames(doc);
     doc.querySelector<HTMLButtonElement>('#inject')!.click();
-    await waitUntil(
+    await until(
       () => (doc.querySelector('.log')!.textContent ?? '').includes('refused domain:devices.exportAll'),
       'no refusal logged',
     );
-    await waitUntil(
+    await until(
       () => (doc.querySelector('.log')!.textContent ?? '').includes('refused domain:devices.disable'),
       'copied token not refused',
     );
@@ -148,7 +163,9 @@ describe('demo/index.html', () => {
   });
 });
 
-describe('demo/index.html: the first visit', () => {
+describe('demo/index.html: the first visit', function (this: unknown) {
+  // A loaded machine: each step waits on a condition, with room for slow ones.
+  (this as unknown as Ctx).timeout(60000);
   afterEach(async () => {
     await sendMouse({ type: 'move', position: [0, 0] });
     for (const f of document.querySelectorAll('iframe')) f.remove();
@@ -156,8 +173,7 @@ describe('demo/index.html: the first visit', () => {
 
   const callButton = (doc: Document) => doc.querySelector<HTMLButtonElement>('form.play button[type="submit"]')!;
 
-  it('at 1400 × 1000, the form to play the agent is on screen without scrolling', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  it('at 1400 × 1000, the form to play the agent is on screen without scrolling', async () => {
     const { doc, win } = await openDemo('/demo/index.html', { width: 1400, height: 1000 });
     expect(win.scrollY).to.equal(0);
     expect(doc.querySelector('#agent-panel')!.scrollTop).to.equal(0);
@@ -169,8 +185,7 @@ describe('demo/index.html: the first visit', () => {
     }
   });
 
-  it('the tool selected first only reads, and its prefilled input runs as it is, by a real click on Call', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  it('the tool selected first only reads, and its prefilled input runs as it is, by a real click on Call', async () => {
     const { doc, frame } = await openDemo('/demo/index.html', { width: 1400, height: 1000 });
     const name = doc.querySelector<HTMLSelectElement>('#tool-select')!.value;
     const capabilityId = doc.querySelector(`.catalog li[data-name="${name}"] .capability-id`)!.textContent!;
@@ -186,7 +201,7 @@ describe('demo/index.html: the first visit', () => {
     const statuses = () => [...doc.querySelectorAll('#devices-table .status')].map((td) => td.textContent);
     const before = statuses();
     await trustedClick(frame, callButton(doc));
-    await waitUntil(() => statusText(doc).includes('succeeded') || statusText(doc).includes('failed'), 'the first call did not finish');
+    await until(() => statusText(doc).includes('succeeded') || statusText(doc).includes('failed'), 'the first call did not finish');
     expect(statusText(doc)).to.equal(`${name} succeeded`);
     expect(doc.querySelector('.result')!.classList.contains('error')).to.equal(false);
     expect(JSON.parse(resultText(doc))).to.have.length(5);
@@ -196,8 +211,7 @@ describe('demo/index.html: the first visit', () => {
     expect(surface.registry!.confirmations.list()).to.deep.equal([]);
   });
 
-  it('at 390 px wide, nothing is wider than the screen, even with a long name typed in', async function (this: unknown) {
-    (this as unknown as Ctx).timeout(30000);
+  it('at 390 px wide, nothing is wider than the screen, even with a long name typed in', async () => {
     const { doc, win } = await openDemo('/demo/index.html', { width: 390, height: 844 });
     const overflow = () => {
       const width = doc.documentElement.clientWidth;
@@ -211,15 +225,16 @@ describe('demo/index.html: the first visit', () => {
     // The "your own model" form opened, and a 60-character name without a space in the table.
     doc.querySelector<HTMLDetailsElement>('form.model-form details')!.open = true;
     await callTool(doc, 'view_devices__rename', { id: 'cam-lobby', name: 'W'.repeat(60) });
-    await waitUntil(() => statusText(doc).includes('rename succeeded'), 'rename did not finish');
+    await until(() => statusText(doc).includes('rename succeeded'), 'rename did not finish');
     await frames(win);
     expect(overflow()).to.deep.equal({ scrollWidth: 390, width: 390, wide: [] });
   });
 });
 
-describe('demo/csp.html', () => {
+describe('demo/csp.html', function (this: unknown) {
+  // A loaded machine: each step waits on a condition, with room for slow ones.
+  (this as unknown as Ctx).timeout(60000);
   it("works under script-src 'self': eval and inline scripts blocked, calls validated", async function () {
-    (this as unknown as Ctx).timeout(30000);
     const response = await fetch('/demo/csp.html');
     expect(response.headers.get('content-security-policy')).to.contain("script-src 'self'");
     expect(await response.text()).not.to.match(/<script(?![^>]*\b(src=|type="application\/schema\+json"))/);
@@ -230,10 +245,10 @@ describe('demo/csp.html', () => {
       expect(doc.documentElement.dataset.cspInline).to.equal('blocked');
       expect(toolNames(doc)).to.have.length(5);
       await callTool(doc, 'view_devices__rows', {});
-      await waitUntil(() => statusText(doc).includes('succeeded'), 'rows did not run');
+      await until(() => statusText(doc).includes('succeeded'), 'rows did not run');
       expect(JSON.parse(resultText(doc))).to.have.length(5);
       await callTool(doc, 'view_devices__selectRows', { ids: [42] });
-      await waitUntil(() => statusText(doc).includes('failed'), 'the bad call did not fail');
+      await until(() => statusText(doc).includes('failed'), 'the bad call did not fail');
       expect(JSON.parse(resultText(doc)).code).to.equal('INVALID_INPUT');
     } finally {
       frame.remove();
