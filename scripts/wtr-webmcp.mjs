@@ -32,6 +32,9 @@ async function enable(page) {
   cdp.on('WebMCP.toolsAdded', ({ tools }) => {
     for (const t of tools) {
       const tool = { name: t.name, description: t.description, frameId: t.frameId };
+      // Chromium 156's toolsAdded carries no title (name, description, inputSchema, annotations,
+      // frameId, stackTrace); kept should a later build add it.
+      if (t.title !== undefined) tool.title = t.title;
       if (t.inputSchema !== undefined) tool.inputSchema = t.inputSchema;
       if (t.annotations !== undefined) tool.annotations = t.annotations;
       state.tools.set(t.name, tool);

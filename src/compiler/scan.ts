@@ -405,6 +405,7 @@ class FileScan {
       effect: get('effect'),
       confirmation: get('confirmation'),
       description: get('description'),
+      title: get('title'),
       concurrency: get('concurrency'),
       timeoutMs: get('timeout-ms'),
       untrustedOutput: attrs.has('untrusted-output'),

@@ -41,6 +41,9 @@ export const CAPABILITY_CONCURRENCIES: readonly CapabilityConcurrency[] = Object
 ]);
 
 export const MAX_DESCRIPTION_LENGTH = 300;
+/** A title is a label: one line, at most this many characters. */
+export const MAX_TITLE_LENGTH = 100;
+const TITLE_RE = /^[^\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]{1,100}$/u;
 /** Limit on each schema's canonical JSON, in UTF-8 bytes. */
 export const MAX_SCHEMA_BYTES = 16 * 1024;
 /**
@@ -66,6 +69,7 @@ export const MODEL_VISIBLE_FIELDS = Object.freeze([
   'effect',
   'confirmation',
   'description',
+  'title',
   'inputSchema',
   'outputSchema',
   'untrustedOutput',
@@ -180,6 +184,12 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
   else if (description.length > MAX_DESCRIPTION_LENGTH)
     bad('description', `is ${description.length} characters long; the limit is ${MAX_DESCRIPTION_LENGTH}`);
 
+  const { title } = c;
+  // A label shown in browser and client UI: up to 100 characters (code points) on one line, with no
+  // control or bidi-override characters that could make it read as something else.
+  if (title !== undefined && !(typeof title === 'string' && title.trim() && TITLE_RE.test(title)))
+    bad('title', `must be 1 to ${MAX_TITLE_LENGTH} characters on one line, got ${quote(title)}`);
+
   if (c.inputSchema !== undefined) inspectSchema('inputSchema', c.inputSchema, bad);
   if (c.outputSchema !== undefined) inspectSchema('outputSchema', c.outputSchema, bad);
 
@@ -199,6 +209,7 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
     effect: effect as CapabilityEffect,
     confirmation: (c.confirmation as ConfirmationRequirement | undefined) ?? 'never',
     description: description as string,
+    ...(title === undefined ? {} : { title: title as string }),
     inputSchema:
       c.inputSchema === undefined ? defaultInputSchema() : canonicalCopy(c.inputSchema as JsonSchema),
     // Absent stays absent (no key at all), so the canonical text has no `outputSchema` either.

@@ -41,6 +41,8 @@ export interface CapabilityDeclaration {
   effect: string | null;
   confirmation: string | null;
   description: string | null;
+  /** The `title` attribute: a short human label. Optional so callers that predate it keep compiling. */
+  title?: string | null;
   concurrency: string | null;
   /** The `timeout-ms` attribute. */
   timeoutMs: string | null;
@@ -67,6 +69,7 @@ export const CONTRACT_ATTRIBUTES: readonly string[] = Object.freeze([
   'effect',
   'confirmation',
   'description',
+  'title',
   'concurrency',
   'timeout-ms',
   'untrusted-output',
@@ -199,6 +202,8 @@ export function contractFromDeclaration(decl: CapabilityDeclaration): Declaratio
   };
   // The optional fields only when stated, in this order.
   const optional: Partial<CapabilityContract> = {
+    // Read like a description (whitespace runs folded); an empty title="" means none, as in HTML.
+    title: normalizeDescription(decl.title ?? '') || undefined,
     inputSchema,
     outputSchema,
     untrustedOutput: decl.untrustedOutput ? true : undefined,

@@ -137,6 +137,7 @@ export class Registration implements SerialSlot {
       effect: c.effect,
       confirmation: c.confirmation,
       description: c.description,
+      ...(c.title !== undefined ? { title: c.title } : {}),
       inputSchema: c.inputSchema,
       ...(c.outputSchema !== undefined ? { outputSchema: c.outputSchema } : {}),
       untrustedOutput: c.untrustedOutput,

@@ -38,6 +38,11 @@ export interface CapabilityContract {
   confirmation?: ConfirmationRequirement;
   /** Authored, model-visible text; 1 to 300 characters. */
   description: string;
+  /**
+   * A short human label for user interfaces (WebMCP's and MCP's `title`), 1 to 100 characters on one
+   * line. Optional: projections show a readable form of the id instead. Part of the token.
+   */
+  title?: string;
   /** `type: "object"`; default: no properties, `additionalProperties: false`. */
   inputSchema?: JsonSchema;
   outputSchema?: JsonSchema;
@@ -56,6 +61,8 @@ export interface NormalizedContract {
   effect: CapabilityEffect;
   confirmation: ConfirmationRequirement;
   description: string;
+  /** Absent when the contract has none (so contracts without one keep their tokens). */
+  title?: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   untrustedOutput: boolean;
@@ -269,6 +276,8 @@ export interface CapabilityDescriptor {
   effect: CapabilityEffect;
   confirmation: ConfirmationRequirement;
   description: string;
+  /** The contract's `title`, when it has one. */
+  title?: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   untrustedOutput: boolean;

@@ -72,6 +72,7 @@ function onMutations(records: MutationRecord[]): void {
  * @attr {"read" | "local-state" | "navigation" | "server-query" | "server-mutation" | "external-side-effect" | "destructive"} effect - What calling it does. Required.
  * @attr {"never" | "optional" | "required"} confirmation - Whether a person must approve each call. Default `never`.
  * @attr {string} description - What it does, for the agent and for the person approving (≤ 300 characters). Required.
+ * @attr {string} title - A short human label for agent UIs (WebMCP's `title`; ≤ 100 characters, one line). Part of the contract and its token. Default: a readable form of the id. (It is also HTML's tooltip attribute.)
  * @attr {"serial" | "parallel"} concurrency - Default `serial` for actions, `parallel` for observations.
  * @attr {number} timeout-ms - Call timeout in milliseconds. Default 10 000 for actions, 5 000 for observations.
  * @attr {boolean} untrusted-output - The output may carry user or third-party content.
@@ -91,6 +92,8 @@ export class AgentCapabilityElement extends ReactiveElement {
     effect: { reflect: true },
     confirmation: { reflect: true },
     description: { reflect: true },
+    // HTML's own `title`, observed so that changing it re-registers like any contract attribute.
+    title: { reflect: true },
     concurrency: { reflect: true },
     timeoutMs: { attribute: 'timeout-ms', type: Number, reflect: true },
     untrustedOutput: { attribute: 'untrusted-output', type: Boolean, reflect: true },
@@ -116,6 +119,8 @@ export class AgentCapabilityElement extends ReactiveElement {
   declare confirmation: string | undefined;
   /** The model-visible description (reflects `description`). */
   declare description: string | undefined;
+  /** A short human label for agent UIs, part of the contract (HTML's own `title`, reflected). */
+  declare title: string;
   /** `serial` or `parallel` (reflects `concurrency`). */
   declare concurrency: string | undefined;
   /** Call timeout in milliseconds (reflects `timeout-ms`). */

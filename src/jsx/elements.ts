@@ -7,7 +7,7 @@ import type { AgentCapabilityElement, AgentCapabilityRefusedEvent, AgentConfirmE
 export interface AgentCapabilityTag {
   element: AgentCapabilityElement;
   /** Public, writable properties (a framework sets them as properties). */
-  properties: Partial<Pick<AgentCapabilityElement, 'name' | 'view' | 'plane' | 'kind' | 'effect' | 'confirmation' | 'description' | 'concurrency' | 'timeoutMs' | 'untrustedOutput' | 'token' | 'unavailable' | 'note' | 'contract' | 'handler' | 'read'>>;
+  properties: Partial<Pick<AgentCapabilityElement, 'name' | 'view' | 'plane' | 'kind' | 'effect' | 'confirmation' | 'description' | 'title' | 'concurrency' | 'timeoutMs' | 'untrustedOutput' | 'token' | 'unavailable' | 'note' | 'contract' | 'handler' | 'read'>>;
   /** Attributes that no property of the same name covers. */
   attributes: {
     /** Call timeout in milliseconds (reflects `timeout-ms`). */

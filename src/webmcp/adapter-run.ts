@@ -4,6 +4,7 @@
  * every call through `registry.invoke`, confirmations completed inside the call. adapter.ts keeps
  * the adapter's state (status, start, stop); a run is what one start … stop owns.
  */
+import { capabilityTitle } from '../core/capability-title.js';
 import { endSentence, isSignal } from '../core/util.js';
 import { DEV_MODE, issueWarning } from '../core/dev.js';
 import { errorPayload } from '../core/errors.js';
@@ -242,9 +243,13 @@ export function createAdapterRun(
       source: d,
       tool: {
         name,
+        // For the host's UI (the draft's `title`): the contract's title or a readable form of the id.
+        title: capabilityTitle(d),
         description: shown,
         inputSchema,
-        annotations: { ...hints },
+        // `debugging: false`: these are the page's own tools for end-user agents, never developer
+        // tooling that agents should filter out.
+        annotations: { ...hints, debugging: false },
         execute: (input: unknown, hostOptions?: ModelContextExecuteOptions) => callTool(r, projection, input, hostOptions),
       } satisfies ModelContextTool,
     };

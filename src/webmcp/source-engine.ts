@@ -12,6 +12,7 @@ import { DISPOSED_MESSAGE, ToolSourceError, failed } from './source-error.js';
 import type {
   ModelContextLike,
   RegisteredTool,
+  ToolActivity,
   ToolCall,
   ToolDefinition,
   ToolSnapshot,
@@ -80,12 +81,16 @@ function readOutput(raw: unknown): ToolSourceResult {
 
 /** A stable text for one listed tool: any difference here is a meaningful change. */
 function fingerprint(tools: readonly ToolDefinition[]): string {
-  return JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema, t.readOnly ?? null, t.consequential ?? null, t.untrustedContent ?? null]));
+  return JSON.stringify(
+    tools.map((t) => [t.name, t.title ?? null, t.description, t.inputSchema, t.readOnly ?? null, t.consequential ?? null, t.untrustedContent ?? null]),
+  );
 }
 
 /** What source.ts gives an engine: how to tell its listeners, and whether it was disposed. */
 export interface EngineOwner {
   notify(): void;
+  /** Hands on a `toolactivated` / `toolcancel` of the host. */
+  activity(activity: ToolActivity): void;
   readonly disposed: boolean;
 }
 
@@ -94,6 +99,8 @@ export interface SourceEngine {
   /** The current snapshot, fetched again if a `toolchange` came since. */
   load(): Promise<ToolSnapshot>;
   execute(toolCall: ToolCall, revisionPlanned: number, signal?: AbortSignal): Promise<ToolSourceResult>;
+  /** Starts listening to the host (found now, if there is one), as a discovery would. */
+  watch(): void;
   /** Stops listening to the host and forgets what it read. */
   dispose(): void;
 }
@@ -130,6 +137,15 @@ export function createSourceEngine(options: WebMcpSourceOptions, owner: EngineOw
     });
   };
 
+  /** `toolactivated` / `toolcancel` (Chromium's host): the event's `toolName`, passed on as data. */
+  const onActivityEvent = (event: Event) => {
+    const toolId = (event as Event & { toolName?: unknown }).toolName;
+    if (owner.disposed || typeof toolId !== 'string' || toolId === '') return;
+    owner.activity(Object.freeze({ type: event.type === 'toolcancel' ? 'cancelled' : 'activated', toolId }));
+  };
+  /** The activity events this host has (`ontoolactivated` / `ontoolcancel` on it): none on the polyfill. */
+  const activityTypes = (mc: ModelContextLike) => ['toolactivated', 'toolcancel'].filter((type) => `on${type}` in mc);
+
   function requireHost(): ModelContextLike {
     if (owner.disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
     host ??= detectModelContext(options);
@@ -139,6 +155,7 @@ export function createSourceEngine(options: WebMcpSourceOptions, owner: EngineOw
     }
     if (!listening && typeof host.addEventListener === 'function') {
       host.addEventListener('toolchange', onToolChange);
+      for (const type of activityTypes(host)) host.addEventListener(type, onActivityEvent);
       listening = true;
     }
     return host;
@@ -154,13 +171,19 @@ export function createSourceEngine(options: WebMcpSourceOptions, owner: EngineOw
       if (ownWindow !== undefined && raw.window !== undefined && raw.window !== ownWindow) continue;
       if (handles.has(raw.name)) continue;
       const a = raw.annotations;
+      // Developer tooling (the draft's `debugging`): not for an end-user agent unless asked for.
+      if (a?.debugging === true && options.includeDebugging !== true) continue;
       const tool: ToolDefinition = {
         id: raw.name,
         name: raw.name,
         description: typeof raw.description === 'string' ? raw.description : '',
         inputSchema: readSchema(raw.inputSchema),
       };
+      // Chromium lists "" for a tool without one: no title, not an empty one.
+      if (typeof raw.title === 'string' && raw.title.trim() !== '') tool.title = raw.title;
       if (a && typeof a.readOnlyHint === 'boolean') tool.readOnly = a.readOnlyHint;
+      // Only a boolean the host kept counts: the polyfill drops the hint, and a dropped hint is not
+      // known, which is not the same as `false`.
       if (a && typeof a.consequentialHint === 'boolean') tool.consequential = a.consequentialHint;
       if (a && typeof a.untrustedContentHint === 'boolean') tool.untrustedContent = a.untrustedContentHint;
       tools.push(Object.freeze(tool));
@@ -283,9 +306,20 @@ export function createSourceEngine(options: WebMcpSourceOptions, owner: EngineOw
       }
     },
 
+    watch(): void {
+      try {
+        requireHost();
+      } catch {
+        // No host (yet): the first discover() says so.
+      }
+    },
+
     dispose(): void {
       validators.clear();
-      if (listening && host && typeof host.removeEventListener === 'function') host.removeEventListener('toolchange', onToolChange);
+      if (listening && host && typeof host.removeEventListener === 'function') {
+        host.removeEventListener('toolchange', onToolChange);
+        for (const type of activityTypes(host)) host.removeEventListener(type, onActivityEvent);
+      }
       listening = false;
       current = undefined;
     },

@@ -3,13 +3,13 @@
  *
  * This module is the source's own state: its listeners and its disposal. The work on the host
  * (reading `getTools()`, following `toolchange`, revisions, validating and running calls:
- * source-engine.ts) is a real `import()`, fetched on the first `discover()` or `execute()`, the same
+ * source-engine.ts) is a real `import()`, fetched on the first `discover()`, `execute()` or `onActivity()`, the same
  * in every build. Once it is there every call reaches it synchronously.
  */
 import { lazyModule } from '../core/util.js';
 import type { SourceEngine } from './source-engine.js';
 import { DISCOVERY_CANCELLED_MESSAGE, DISPOSED_MESSAGE, ToolSourceError, checkSourceOptions, failed } from './source-error.js';
-import type { ToolCall, ToolSnapshot, ToolSource, ToolSourceResult, WebMcpSourceOptions } from './types.js';
+import type { ToolActivity, ToolCall, ToolSnapshot, ToolSource, ToolSourceResult, WebMcpSourceOptions } from './types.js';
 
 // Re-exported: `agent-surface-kit/webmcp` has always exported it from here.
 export { ToolSourceError };
@@ -35,20 +35,33 @@ function loadFailure(error: unknown): ToolSourceError {
 export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSource {
   checkSourceOptions(options);
   const listeners = new Set<() => void>();
+  const activityListeners = new Set<(activity: ToolActivity) => void>();
   let engine: SourceEngine | undefined;
+  /** Calls every listener of `set`; one's failure is reported on its own, never stopping the others. */
+  const tell = <A extends unknown[]>(set: Set<(...args: A) => void>, ...args: A) => {
+    for (const listener of [...set]) {
+      try {
+        listener(...args);
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  };
   const owner = {
     disposed: false,
-    notify(): void {
-      for (const listener of [...listeners]) {
-        try {
-          listener();
-        } catch (error) {
-          queueMicrotask(() => {
-            throw error;
-          });
-        }
-      }
-    },
+    notify: () => tell(listeners),
+    activity: (activity: ToolActivity) => tell(activityListeners, activity),
+  };
+  /** Adds a listener (once, as a set does) and returns its unsubscribe. */
+  const listen = <L>(set: Set<L>, listener: L, method: string): (() => void) => {
+    if (owner.disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
+    if (typeof listener !== 'function') throw new TypeError(`ToolSource.${method}(listener): listener must be a function.`);
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
   };
 
   /** The engine, synchronously once its module is there (the first caller makes it). */
@@ -90,18 +103,25 @@ export function createWebMcpSource(options: WebMcpSourceOptions = {}): ToolSourc
     },
 
     subscribe(listener: () => void): () => void {
-      if (owner.disposed) throw new ToolSourceError('DISPOSED', DISPOSED_MESSAGE);
-      if (typeof listener !== 'function') throw new TypeError('ToolSource.subscribe(listener): listener must be a function.');
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
+      return listen(listeners, listener, 'subscribe');
+    },
+
+    onActivity(listener: (activity: ToolActivity) => void): () => void {
+      const off = listen(activityListeners, listener, 'onActivity');
+      // The engine listens from its host lookup, as for `toolchange`: fetch it now if need be. If
+      // that fails, the next discover() fetches again and listening starts then.
+      void withEngine(
+        (e) => e.watch(),
+        () => undefined,
+      );
+      return off;
     },
 
     dispose(): void {
       if (owner.disposed) return;
       owner.disposed = true;
       listeners.clear();
+      activityListeners.clear();
       engine?.dispose();
     },
   };

@@ -162,14 +162,30 @@ export interface ToolDefinition {
   id: string;
   name: string;
   description: string;
+  /** The host's `title`: a human label for UI. Absent when the tool has none (Chromium lists `""`). */
+  title?: string;
   /** Always `type: "object"`. */
   inputSchema: JsonSchema;
   /** From `readOnlyHint`; missing means unsafe. */
   readOnly?: boolean;
-  /** From `consequentialHint`; `true` always prompts. */
+  /**
+   * From `consequentialHint`; `true` always prompts. `undefined` means not known: the host did not
+   * say (the @mcp-b polyfill drops this hint, so every tool there reads `undefined`, never `false`).
+   * Treat unknown as consequential.
+   */
   consequential?: boolean;
   /** From `untrustedContentHint`: the output may carry third-party text. */
   untrustedContent?: boolean;
+}
+
+/**
+ * What the host's `toolactivated` / `toolcancel` events say: a tool of this page started running, or
+ * one of its runs was cancelled by its caller. The draft gives only the tool's name, not which call.
+ */
+export interface ToolActivity {
+  type: 'activated' | 'cancelled';
+  /** The tool's name on this page (its `ToolDefinition.id`). */
+  toolId: string;
 }
 
 export interface ToolSnapshot {
@@ -217,6 +233,12 @@ export interface ToolSource {
   /** Never rejects: failures come back with `ok: false`. */
   execute(call: ToolCall, revision: number, signal?: AbortSignal): Promise<ToolSourceResult>;
   subscribe(listener: () => void): () => void;
+  /**
+   * Optional for other sources. `createWebMcpSource()` has it: it hears the host's `toolactivated`
+   * and `toolcancel` where the host has them (Chromium's native host; not the @mcp-b polyfill, where
+   * nothing is ever heard). Returns its own unsubscribe.
+   */
+  onActivity?(listener: (activity: ToolActivity) => void): () => void;
   dispose(): void;
 }
 
@@ -225,4 +247,9 @@ export interface WebMcpSourceOptions {
   modelContext?: ModelContextLike | null;
   /** The window whose tools count. Default: the current `window`. */
   window?: unknown;
+  /**
+   * List tools annotated `debugging: true` too. Default `false`: the draft reserves them for
+   * developer tooling, and end-user agents (a chat) leave them out.
+   */
+  includeDebugging?: boolean;
 }

@@ -163,6 +163,22 @@ describe('compileContracts', () => {
     );
   });
 
+  it('accepts and carries a title: in the manifest, the token, and what the authority admits', async () => {
+    const titled: CapabilityContract = { ...disable, title: 'Disable devices' };
+    const { manifest, validators, source } = await compileContracts([titled, rows]);
+    assert.equal(manifest.contracts[titled.id].contract.title, 'Disable devices');
+    assert.equal(manifest.contracts[titled.id].token, computeContractToken(titled));
+    assert.notEqual(manifest.contracts[titled.id].token, computeContractToken(disable));
+    assert.equal('title' in manifest.contracts[rows.id].contract, false);
+    assert.ok(source.includes('Disable devices'));
+    const authority = createCompilerAuthority({ manifest, validators });
+    assert.equal(authority.admit(titled, manifest.contracts[titled.id].token).ok, true);
+    // The title is authorized like the description: another title (or none) under the same token is refused.
+    assert.equal(authority.admit({ ...disable, title: 'Approve everything' }, manifest.contracts[titled.id].token).ok, false);
+    assert.equal(authority.admit(disable, manifest.contracts[titled.id].token).ok, false);
+    await assert.rejects(compileContracts([{ ...rows, title: 'two\nlines' }]), /title must be 1 to 100 characters/);
+  });
+
   it('compiles an empty list into a module with no validators', async () => {
     const { manifest, validators } = await compileContracts([]);
     assert.deepEqual(manifest.contracts, {});

@@ -70,6 +70,24 @@ test('HTML: ids from placement, contracts from attributes and schema scripts, po
   assert.equal(select.token.value, null);
 });
 
+test('HTML: title="…" is part of the contract (and so of its token)', () => {
+  const page = `<agent-surface>
+    <agent-capability name="devices.disable" effect="destructive" title="Disable
+        devices" description="Disable devices."></agent-capability>
+    <agent-capability name="devices.list" kind="observation" effect="read" description="List." title=""></agent-capability>
+  </agent-surface>`;
+  const r = scanDeclarations(page, 'page.html');
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.declarations[0].contract.title, 'Disable devices');
+  assert.equal('title' in r.declarations[1].contract, false);
+  const bad = scanDeclarations(`<agent-capability name="x" effect="read" description="x" title="${'t'.repeat(101)}"></agent-capability>`, 'bad.html');
+  assert.equal(bad.declarations.length, 0);
+  assert.match(bad.problems.map((p) => p.message).join('\n'), /title must be 1 to 100 characters/);
+  // A lit binding would let code pick the title at run time: refused like any contract attribute.
+  const lit = scanDeclarations("html`<agent-capability name=\"x\" effect=\"read\" description=\"x\" title=${t}></agent-capability>`", 'c.ts');
+  assert.match(lit.problems.map((p) => p.message).join('\n'), /attribute title holds an expression/);
+});
+
 test('HTML: problems carry file:line:column and the declaration is left out', () => {
   const page = `<agent-view name="v">\n  <agent-capability name="a" description="x"></agent-capability>\n  <agent-capability name="b" effect="read" description="y" view="w"></agent-capability>\n</agent-view>\n<agent-view><agent-capability name="c" effect="read" description="z"></agent-capability></agent-view>`;
   const r = scanDeclarations(page, 'p.html');

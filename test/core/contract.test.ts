@@ -241,6 +241,7 @@ const contractArb: fc.Arbitrary<CapabilityContract> = fc.record(
     ),
     confirmation: fc.constantFrom('never', 'optional', 'required'),
     description: fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim().length > 0),
+    title: fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,30}$/),
     inputSchema: schemaArb,
     outputSchema: schemaArb,
     untrustedOutput: fc.boolean(),
@@ -259,6 +260,43 @@ function shuffleKeys<T>(value: T, seed: number): T {
     .reverse();
   return Object.fromEntries(rotated.map(([k, v]) => [k, shuffleKeys(v, seed * 31 + k.length)])) as T;
 }
+
+describe('title', () => {
+  it('is optional, kept as written, and absent stays absent (tokens of contracts without one do not move)', () => {
+    const titled = normalizeContract({ ...action, title: 'Disable devices' });
+    assert.equal(titled.title, 'Disable devices');
+    assert.ok(contractCanonicalJson({ ...action, title: 'Disable devices' }).includes('"title":"Disable devices"'));
+    const plain = normalizeContract(action);
+    assert.equal('title' in plain, false);
+    assert.equal(contractCanonicalJson(action).includes('title'), false);
+    assert.equal(contractCanonicalJson({ ...action, title: undefined }), contractCanonicalJson(action));
+    // A fixed token: a contract without a title hashes as it did before titles existed.
+    assert.equal(computeContractToken({ id: 'domain:x', kind: 'action', effect: 'read', description: 'x' }), computeContractToken({ id: 'domain:x', kind: 'action', effect: 'read', description: 'x', title: undefined }));
+  });
+
+  it('is one short line of text: empty, too long, multi-line, control or bidi-override titles are refused', () => {
+    assert.deepEqual(problemsOf({ title: 'Disable devices' }), []);
+    assert.deepEqual(problemsOf({ title: 'x'.repeat(100) }), []);
+    for (const bad of ['', '   ', 'x'.repeat(101), 'two\nlines', 'tab\there', 'line\u2028sep', '\u202eevil', 'nul\u0000', 'del\u007f', 42, null, ['a'], { text: 'a' }]) {
+      const found = problemsOf({ title: bad });
+      assert.equal(found.length, 1, JSON.stringify(bad));
+      assert.match(found[0]!, /^title: title must be 1 to 100 characters on one line/, JSON.stringify(bad));
+    }
+  });
+
+  it('any printable title of up to 100 characters is accepted and round-trips through the token', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 100 }).filter((t) => t.trim() !== '' && !/[\0-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(t)),
+        (title) => {
+          assert.deepEqual(checkContract({ ...action, title }), []);
+          assert.equal(normalizeContract({ ...action, title }).title, title);
+          assert.notEqual(computeContractToken({ ...action, title }), computeContractToken(action));
+        },
+      ),
+    );
+  });
+});
 
 describe('contract tokens', () => {
   it('have the sha256-<base64url> shape', () => {
@@ -307,6 +345,7 @@ describe('contract tokens', () => {
         (c) => ({ ...c, confirmation: (c.confirmation ?? 'never') === 'never' ? 'required' : 'never' }),
       ],
       ['description', (c) => ({ ...c, description: c.description + '.' })],
+      ['title', (c) => ({ ...c, title: c.title === undefined ? 'A title' : undefined })],
       [
         'inputSchema',
         (c) => ({ ...c, inputSchema: { ...(c.inputSchema ?? { type: 'object' }), minProperties: 1 } }),

@@ -205,6 +205,16 @@ test('attribute values are trimmed of HTML whitespace', () => {
   assert.equal(r.contract.confirmation, 'required');
 });
 
+test('title="…" reaches the contract, folded like a description; empty means none', () => {
+  const titled = contractFromDeclaration(decl({ title: '  Rename\n   a device ' }));
+  assert.deepEqual(titled.ok && titled.contract.title, 'Rename a device');
+  for (const none of [null, '', '  \n ', undefined]) {
+    const r = contractFromDeclaration(decl({ title: none }));
+    assert.equal(r.ok && 'title' in r.contract, false, JSON.stringify(none));
+  }
+  assert.match(problems(decl({ title: 'x'.repeat(101) })).join('\n'), /title must be 1 to 100 characters/);
+});
+
 test('declarationId and CONTRACT_ATTRIBUTES', () => {
   assert.equal(declarationId('disable'), 'domain:disable');
   assert.equal(declarationId('selectRows', 'devices'), 'view:devices.selectRows');
@@ -215,6 +225,7 @@ test('declarationId and CONTRACT_ATTRIBUTES', () => {
     'effect',
     'confirmation',
     'description',
+    'title',
     'concurrency',
     'timeout-ms',
     'untrusted-output',

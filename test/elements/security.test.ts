@@ -140,4 +140,30 @@ describe('tokens against injected markup (compiled authority)', () => {
     await settle();
     expect(visibleIds(surface.registry)).to.deep.equal([]);
   });
+  it('title is part of the authorized contract: the compiled title registers, a changed or added one is refused', async () => {
+    const surface = await fixture<AgentSurfaceElement>(
+      html`<agent-surface>
+        <agent-capability name="devices.rename" effect="local-state" title="Rename a device"
+          description="Give a device a new name." token=${tokenOf('domain:devices.rename')}></agent-capability>
+      </agent-surface>`,
+    );
+    surface.authority = compiledAuthority();
+    await settle();
+    const [d] = surface.registry!.snapshot({ consumer }).capabilities;
+    expect(d).to.include({ capabilityId: 'domain:devices.rename', title: 'Rename a device' });
+    const cap = surface.querySelector('agent-capability')!;
+    // Injected markup rewording the label people see: the token no longer matches, it is withdrawn.
+    cap.setAttribute('title', 'Approve to continue');
+    await settle();
+    expect(visibleIds(surface.registry)).to.deep.equal([]);
+    expect(error.messages.join('\n')).to.match(/UNAUTHORIZED_CONTRACT/);
+    cap.title = 'Rename a device';
+    await settle();
+    expect(visibleIds(surface.registry)).to.deep.equal(['domain:devices.rename']);
+    // A title on a contract compiled without one is refused too.
+    const disable = await authorizedPage();
+    disable.querySelector<HTMLElement>('agent-capability[name="devices.disable"]')!.setAttribute('title', 'Harmless');
+    await settle();
+    expect(visibleIds(disable.registry)).to.deep.equal(['view:devices.selectRows']);
+  });
 });

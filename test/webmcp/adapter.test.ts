@@ -84,12 +84,30 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     expect(a.shape).to.equal('current');
     expect(host.names()).to.deep.equal(['domain_devices__disable', 'domain_devices__list', 'domain_devices__rename', 'domain_devices__wipe']);
     expect(a.toolNames()).to.deep.equal(host.names());
-    expect(host.tool('domain_devices__list').annotations).to.deep.equal({ readOnlyHint: true, consequentialHint: false, untrustedContentHint: true });
-    expect(host.tool('domain_devices__rename').annotations).to.deep.equal({ readOnlyHint: false, consequentialHint: false, untrustedContentHint: false });
-    expect(host.tool('domain_devices__disable').annotations).to.deep.equal({ readOnlyHint: false, consequentialHint: true, untrustedContentHint: false });
-    expect(host.tool('domain_devices__wipe').annotations).to.deep.equal({ readOnlyHint: false, consequentialHint: true, untrustedContentHint: false });
+    expect(host.tool('domain_devices__list').annotations).to.deep.equal({ readOnlyHint: true, consequentialHint: false, untrustedContentHint: true, debugging: false });
+    expect(host.tool('domain_devices__rename').annotations).to.deep.equal({ readOnlyHint: false, consequentialHint: false, untrustedContentHint: false, debugging: false });
+    expect(host.tool('domain_devices__disable').annotations).to.deep.equal({ readOnlyHint: false, consequentialHint: true, untrustedContentHint: false, debugging: false });
+    expect(host.tool('domain_devices__wipe').annotations).to.deep.equal({ readOnlyHint: false, consequentialHint: true, untrustedContentHint: false, debugging: false });
     expect(host.tool('domain_devices__rename').inputSchema).to.deep.equal(idSchema);
     expect(host.tool('domain_devices__rename').description).to.equal('Rename a device.');
+    // No contract title: a readable form of the id, for the host's UI.
+    expect(host.tool('domain_devices__rename').title).to.equal('Devices: rename');
+    expect(host.tool('domain_devices__list').title).to.equal('Devices: list');
+  });
+
+  it("sets each tool's title: the contract's own, else a readable id; an instance is quoted as data", async () => {
+    surface.action('domain:lights.setBrightness', () => ({}), { description: 'Dim the lights.', title: 'Dim the lights' });
+    surface.action('domain:export.toCSV', () => ({}), { description: 'Export as CSV.' });
+    surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: 'kitchen' });
+    surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: '\u202ekitchen "2"' });
+    const host = new CurrentHost();
+    await started(host);
+    expect(host.tool('domain_lights__setBrightness').title).to.equal('Dim the lights');
+    expect(host.tool('domain_export__toCSV').title).to.equal('Export: to CSV');
+    const rooms = host.names().filter((n) => n.startsWith('view_room__heatUp')).map((n) => host.tool(n).title);
+    expect(rooms.sort()).to.deep.equal(['Room: heat up ("kitchen \\"2\\"")', 'Room: heat up ("kitchen")'].sort());
+    // Every tool is the page's own, for end-user agents: never developer tooling.
+    for (const name of host.names()) expect(host.tool(name).annotations?.debugging).to.equal(false);
   });
 
   it('marks a confirmation-required local change consequential and omits unavailable capabilities', async () => {

@@ -534,6 +534,64 @@ describe('createWebMcpSource: orderings around the load match those once it is l
     );
   });
 
+  /** A listing host with the draft's activity events (`ontoolactivated` / `ontoolcancel`), as Chromium's. */
+  class ActiveHost extends ListingHost {
+    ontoolactivated = null;
+    ontoolcancel = null;
+    fire(type: string, toolName: unknown): void {
+      this.dispatchEvent(Object.assign(new Event(type), { toolName }));
+    }
+  }
+
+  it('onActivity() before the load hears toolactivated / toolcancel; bad events, unsubscribe and dispose are honoured', async () => {
+    for (const factory of [await freshSource(), loadedSource]) {
+      const host = new ActiveHost();
+      const s = factory({ modelContext: host });
+      const heard: string[] = [];
+      const off = s.onActivity!((a) => heard.push(`${a.type} ${a.toolId}`));
+      const other = s.onActivity!((a) => heard.push(`other ${a.type}`));
+      // Listening begins without a discover(): the engine is fetched for it if need be.
+      await waitUntil(() => {
+        host.fire('toolactivated', 'echo');
+        return heard.length > 0;
+      }, 'the listener hears the host');
+      heard.length = 0;
+      other();
+      host.fire('toolcancel', 'echo');
+      host.fire('toolactivated', 42); // not a name: ignored
+      host.fire('toolactivated', '');
+      expect(heard, factory === loadedSource ? 'loaded' : 'through the load').to.deep.equal(['cancelled echo']);
+      off();
+      host.fire('toolactivated', 'echo');
+      s.onActivity!((a) => heard.push(`late ${a.type}`));
+      s.dispose();
+      host.fire('toolactivated', 'echo');
+      expect(heard).to.deep.equal(['cancelled echo']);
+      expect(() => s.onActivity!(() => {})).to.throw(ToolSourceError, /disposed/);
+    }
+  });
+
+  it('onActivity() on a host without the events listens to nothing (the polyfill)', async () => {
+    for (const factory of [await freshSource(), loadedSource]) {
+      const host = new ListingHost();
+      const added: string[] = [];
+      const add = host.addEventListener.bind(host);
+      host.addEventListener = (type: string, listener: EventListenerOrEventListenerObject | null) => {
+        added.push(type);
+        add(type, listener);
+      };
+      const s = factory({ modelContext: host });
+      const heard: unknown[] = [];
+      s.onActivity!((a) => heard.push(a));
+      await s.discover();
+      host.dispatchEvent(Object.assign(new Event('toolactivated'), { toolName: 'echo' }));
+      expect(added).to.deep.equal(['toolchange']);
+      expect(heard).to.deep.equal([]);
+      expect(() => s.onActivity!(42 as never)).to.throw(TypeError, 'ToolSource.onActivity(listener): listener must be a function.');
+      s.dispose();
+    }
+  });
+
   it('subscribe() checks its listener before the load as after it', async () => {
     for (const factory of [await freshSource(), loadedSource]) {
       const s = factory({ modelContext: null });
