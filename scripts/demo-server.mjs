@@ -11,16 +11,17 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * (`development`) would load lit's development build, which logs "Lit is in dev mode" on every
  * page load of the first thing people see. The kit's own sources still carry their development
  * checks (DEV_MODE is on without the production build's define), which is what a demo wants.
+ * Without a port, the dev server takes 8000 or, when that is taken, the next free one.
  * @param {{ port?: number, hostname?: string }} [options]
  */
-export async function startDemoServer({ port = 8000, hostname } = {}) {
+export async function startDemoServer({ port, hostname } = {}) {
   const { startDevServer } = await import('@web/dev-server');
   const { esbuildPlugin } = await import('@web/dev-server-esbuild');
   const { cspPlugin, framingPlugin } = await import('./wtr-plugins.mjs');
   return startDevServer({
     config: {
       rootDir: root,
-      port,
+      ...(port === undefined ? {} : { port }),
       ...(hostname ? { hostname } : {}),
       nodeResolve: { exportConditions: ['production'] },
       appIndex: undefined,

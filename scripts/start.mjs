@@ -34,7 +34,9 @@ if (tokens.status !== 0) {
 }
 
 const { startDemoServer } = await import('./demo-server.mjs');
-const server = await startDemoServer({ port: Number(process.env.PORT ?? 8000) });
-const port = server.config.port;
+const server = await startDemoServer(process.env.PORT ? { port: Number(process.env.PORT) } : {});
+// The port it bound (PORT=0 asks the system for one; the default is 8000 or the next free one).
+const address = server.server?.address();
+const port = typeof address === 'object' && address ? address.port : server.config.port;
 console.log(`\nagent-surface-kit demo: http://localhost:${port}/demo/`);
 console.log(`strict-CSP page:        http://localhost:${port}/demo/csp.html\n`);
