@@ -13,6 +13,7 @@ import { ConfirmationStore } from './confirmations.js';
 import type { QueueWaiter, SerialSlot } from './queue.js';
 import { buildSnapshot, compareRegistrations } from './snapshot.js';
 import { scopeKey } from './scope.js';
+import { boundLiveText, instanceIdProblem } from './live-text.js';
 import type {
   Admission,
   AdmittedContract,
@@ -191,9 +192,11 @@ function normalizeState(state: unknown, base: CapabilityState, where: string): C
   for (const key of ['unavailableReason', 'note'] as const) {
     if (!(key in s)) continue;
     const value = s[key];
-    if (value === undefined || value === null || value === '') delete next[key];
-    else if (typeof value !== 'string') throw bad();
-    else next[key] = value;
+    if (value !== undefined && value !== null && typeof value !== 'string') throw bad();
+    // Live text is data from the page, not the build: one bounded line (see live-text.ts).
+    const text = typeof value === 'string' ? boundLiveText(value) : undefined;
+    if (text === undefined) delete next[key];
+    else next[key] = text;
   }
   // A reason only means something while the capability is unavailable.
   if (next.available) delete next.unavailableReason;
@@ -364,8 +367,18 @@ export class RegistryCore {
     }
     const declaredId = String(contract.id);
     const where = `register("${declaredId}")`;
-    if (instanceId !== undefined && (typeof instanceId !== 'string' || instanceId === '')) {
-      this.#invalid(`${where}: instanceId must be a non-empty string (or omitted)`, declaredId, undefined, 'instance');
+    const badInstance = instanceId === undefined ? undefined : instanceIdProblem(instanceId);
+    if (badInstance !== undefined) {
+      this.#refuse(
+        {
+          code: 'INVALID_REGISTRATION',
+          message: `${where}: ${badInstance} (or omit instanceId)`,
+          details: { capabilityId: declaredId, reason: 'invalid-instance-id' },
+        },
+        declaredId,
+        undefined,
+        `instance:${declaredId}`,
+      );
     }
     for (const [key, value] of [['handler', handler], ['read', read]] as const) {
       if (value !== undefined && typeof value !== 'function') this.#invalid(`${where}: ${key} must be a function`, declaredId, instanceId, key);

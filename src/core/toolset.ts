@@ -145,13 +145,17 @@ export function describeCapability(
   return `${d.description}\n[${facts}]`;
 }
 
-/** The seed's rendering: one line per tool with something to say about its live state. */
+/**
+ * The seed's rendering: one line per tool with something to say about its live state. Reasons and
+ * notes come from the page at run time, so they are printed as JSON strings: whatever they hold,
+ * a line says one thing about one tool, and the model can tell the page's words from ours.
+ */
 export function renderCapabilityState(tools: readonly Pick<AgentTool, 'name' | 'state'>[]): string {
   const lines: string[] = [];
   for (const tool of tools) {
     const parts: string[] = [];
-    if (!tool.state.available) parts.push(`unavailable: ${tool.state.unavailableReason ?? 'not right now'}`);
-    if (tool.state.note) parts.push(tool.state.note);
+    if (!tool.state.available) parts.push(`unavailable: ${JSON.stringify(tool.state.unavailableReason ?? 'not right now')}`);
+    if (tool.state.note) parts.push(`note: ${JSON.stringify(tool.state.note)}`);
     if (parts.length) lines.push(`- ${tool.name}: ${parts.join(' · ')}`);
   }
   return lines.length ? `Current capability state:\n${lines.join('\n')}` : '';

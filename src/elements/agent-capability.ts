@@ -23,6 +23,8 @@ import { connectedCapabilities } from './settling.js';
 import { DEV_MODE } from '../core/dev.js';
 import { checkBehaviour, checkInsideSurface } from './dev-checks.js';
 import { eventParent } from './tree-order.js';
+import { issueError } from '../core/dev.js';
+import { lazyModule } from '../core/util.js';
 
 /** A registration waiting for the next batch: where, what, and the keys that tell a real change. */
 interface Desired {
@@ -34,6 +36,22 @@ interface Desired {
 
 /** Elements whose registration waits for the batch at the end of this microtask. */
 const queued = new Set<AgentCapabilityElement>();
+
+/**
+ * The elements that claim one (capability, instance) of one registry. Two or more never resolve by
+ * document order or by who came first: the one whose behaviour the page's script set (`.handler`,
+ * `.read`) is registered, and when none or several have one, none is (see `#resolve`).
+ */
+interface Claim {
+  readonly members: Set<AgentCapabilityElement>;
+  readonly byKey: Map<string, Claim>;
+  readonly key: string;
+}
+const claims = new WeakMap<AgentSurfaceRegistry, Map<string, Claim>>();
+/** Claims whose members changed, settled at the end of the batch. */
+const dirtyClaims = new Set<Claim>();
+let flushQueued = false;
+const conflicts = lazyModule(() => import('./capability-conflict.js'));
 
 // One observer for every capability (a thousand observers cost more than a thousand observations).
 // It cannot unobserve one element: records from disconnected ones just find nothing to change.
@@ -151,6 +169,10 @@ export class AgentCapabilityElement extends ReactiveElement {
   #waitingForParse = false;
   /** Set while the markup reader loads for this element (see declared.ts). */
   #readerWait: Promise<void> | undefined;
+  /** The claim this element is part of, with what it would register. */
+  #claim: { claim: Claim; desired: Desired } | undefined;
+  /** The claim key of the conflict last reported, so a conflict is reported once. */
+  #reported: string | undefined;
 
   /** The current registration's id, or `undefined` while not registered. */
   get registrationId(): string | undefined {
@@ -194,9 +216,23 @@ export class AgentCapabilityElement extends ReactiveElement {
   protected override async getUpdateComplete(): Promise<boolean> {
     let complete = await super.getUpdateComplete();
     const doc = this.ownerDocument;
-    while (this.#readerWait || queued.has(this) || (this.#waitingForParse && doc.readyState === 'loading')) {
+    // A view's placing lasts one microtask batch; the count only guards against a view that never settles.
+    let placing = 0;
+    const viewPlacing = () => this.isConnected && !!this.#view.value?.placing && placing++ < 100;
+    // A contested claim settles at the end of the batch, after the conflict rules arrived.
+    const claim = () => this.#claim?.claim;
+    const contested = () => claim() !== undefined && !conflicts.module && claim()!.members.size > 1;
+    while (
+      this.#readerWait ||
+      queued.has(this) ||
+      viewPlacing() ||
+      dirtyClaims.has(claim()!) ||
+      contested() ||
+      (this.#waitingForParse && doc.readyState === 'loading')
+    ) {
       if (this.#readerWait) await this.#readerWait;
-      else if (queued.has(this)) await null;
+      else if (contested()) await conflicts.load().then(() => null, () => null);
+      else if (queued.has(this) || dirtyClaims.has(claim()!) || this.#view.value?.placing) await null;
       else await new Promise<unknown>((go) => doc.addEventListener('DOMContentLoaded', go, { once: true }));
       complete = await super.getUpdateComplete();
     }
@@ -223,7 +259,7 @@ export class AgentCapabilityElement extends ReactiveElement {
       );
       return;
     }
-    if (!registry || registry.disposed || view?.refused || (!view && this.#viewPending())) {
+    if (!registry || registry.disposed || view?.refused || view?.placing || (!view && this.#viewPending())) {
       this.#release();
       return;
     }
@@ -301,23 +337,121 @@ export class AgentCapabilityElement extends ReactiveElement {
     // Registration is two-phase across elements: every element changed in one task releases its old
     // registration first, then all register in one batch. Two capabilities trading an id or an instance
     // (views swapped, names exchanged) so never collide on the way.
-    if (!queued.size) queueMicrotask(AgentCapabilityElement.#flush);
+    AgentCapabilityElement.#scheduleFlush();
     queued.add(this);
   }
 
-  static #flush(): void {
-    const batch = [...queued];
-    queued.clear();
-    for (const element of batch) element.#register();
+  static #scheduleFlush(): void {
+    if (flushQueued) return;
+    flushQueued = true;
+    queueMicrotask(AgentCapabilityElement.#flush);
   }
 
-  #register(): void {
+  /** The batch at the end of the microtask: claims first, then each changed claim settles. */
+  static #flush(): void {
+    flushQueued = false;
+    const batch = [...queued];
+    queued.clear();
+    for (const element of batch) element.#join();
+    const settle = [...dirtyClaims];
+    dirtyClaims.clear();
+    for (const claim of settle) AgentCapabilityElement.#resolve(claim);
+  }
+
+  /** Joins the claim on what this element would register. */
+  #join(): void {
     const desired = this.#desired;
     this.#desired = undefined;
     if (!desired || !this.isConnected || desired.registry.disposed) return;
+    const { contract, instanceId } = desired.options;
+    const key = `${String(contract.id)}\u0000${instanceId ?? ''}`;
+    let byKey = claims.get(desired.registry);
+    if (!byKey) claims.set(desired.registry, (byKey = new Map()));
+    let claim = byKey.get(key);
+    if (!claim) byKey.set(key, (claim = { members: new Set(), byKey, key }));
+    claim.members.add(this);
+    this.#claim = { claim, desired };
+    dirtyClaims.add(claim);
+  }
+
+  /** Leaves the claim (on release): the others settle again at the end of the batch. */
+  #leave(): void {
+    const mine = this.#claim;
+    this.#claim = undefined;
+    if (!mine) return;
+    const { claim } = mine;
+    claim.members.delete(this);
+    if (!claim.members.size) claim.byKey.delete(claim.key);
+    else {
+      dirtyClaims.add(claim);
+      AgentCapabilityElement.#scheduleFlush();
+    }
+  }
+
+  /**
+   * One element per claim registers. Alone, it does; with others, the rules in capability-conflict.ts
+   * pick (loaded on the first conflict; until then none of them is registered).
+   */
+  static #resolve(claim: Claim): void {
+    const members = [...claim.members];
+    if (members.length < 2) {
+      if (members[0]) members[0].#take();
+      return;
+    }
+    const settle = conflicts.module?.settleConflict;
+    if (!settle) {
+      for (const m of members) m.#drop();
+      conflicts.load().then(
+        () => {
+          dirtyClaims.add(claim);
+          AgentCapabilityElement.#scheduleFlush();
+        },
+        (error: unknown) => issueError('DECLARATION_UNAVAILABLE', 'conflict', `<agent-capability>: conflicting declarations stay unregistered: ${String(error)}`),
+      );
+      return;
+    }
+    const { contract, instanceId } = members[0]!.#claim!.desired.options;
+    settle(
+      members.map((m) => ({
+        scripted: typeof m.handler === 'function' || typeof m.read === 'function',
+        admissible: () => m.#admissible(),
+        take: () => m.#take(),
+        drop: (error: DefinitionErrorPayload) => m.#drop(error),
+      })),
+      String(contract.id),
+      instanceId,
+    );
+  }
+
+  /** Stays out of the registry while its claim is contested; reports `error` once. */
+  #drop(error?: DefinitionErrorPayload): void {
+    const current = this.#current;
+    this.#current = undefined;
+    current?.handle.unregister();
+    if (!error || this.#reported === error.message) return;
+    this.#reported = error.message;
+    this.#report(error, String(this.#claim?.desired.options.contract.id));
+  }
+
+  #admissible(): boolean {
+    const desired = this.#claim?.desired;
+    try {
+      return desired?.registry.authority?.admit(desired.options.contract, desired.options.token)?.ok === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Registers what this element claims, unless it already has. */
+  #take(): void {
+    const mine = this.#claim;
+    if (!mine || this.#current) return;
+    const desired = mine.desired;
+    if (!this.isConnected || desired.registry.disposed) return;
     try {
       this.#current = { ...desired, handle: desired.registry.register(desired.options) };
       this.#refusal = undefined;
+      this.#reported = undefined;
     } catch (error) {
       this.#refuse(
         desired.registry,
@@ -348,6 +482,11 @@ export class AgentCapabilityElement extends ReactiveElement {
     const charset = this.ownerDocument.characterSet;
     if (error.code === 'UNAUTHORIZED_CONTRACT' && charset !== 'UTF-8')
       error = { ...error, message: `${error.message} (page charset ${charset}, not UTF-8: add <meta charset="utf-8">)` };
+    this.#report(error, capabilityId);
+  }
+
+  /** One console error naming the element, and `agent-capability-refused`. */
+  #report(error: DefinitionErrorPayload, capabilityId?: string): void {
     console.error(`[agent-surface-kit ${error.code}] ${elementLabel(this)} was not registered: ${error.message}`);
     this.dispatchEvent(new AgentCapabilityRefusedEvent(error, capabilityId));
   }
@@ -357,6 +496,7 @@ export class AgentCapabilityElement extends ReactiveElement {
     const current = this.#current;
     this.#current = undefined;
     current?.handle.unregister();
+    this.#leave();
   }
 
   #run = (input: JsonObject, ctx: InvocationContext): unknown =>

@@ -21,6 +21,11 @@ export interface AgentViewContextValue {
   readonly instance?: string;
   /** Set when the view itself is refused (nested in another view, no name): nothing inside registers. */
   readonly refused?: string;
+  /**
+   * Set for the moment (a microtask) a view without `instance` waits for its place among same-name
+   * views: what's inside registers once it has its instance id, never first without one.
+   */
+  readonly placing?: true;
 }
 
 /** The nearest `<agent-view>`. */

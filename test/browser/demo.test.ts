@@ -45,7 +45,7 @@ describe('demo/index.html', function (this: unknown) {
     const disable = doc.querySelector('.catalog li[data-name="domain_devices__disable"]')!;
     expect(disable.querySelector('.description')!.textContent).to.contain('Disable devices by id.');
     expect(disable.querySelector('.capability-id')!.textContent).to.equal('domain:devices.disable');
-    expect(doc.querySelector('.state')!.textContent).to.contain('view_devices__selectRows: 0 of 5 selected');
+    expect(doc.querySelector('.state')!.textContent).to.contain('view_devices__selectRows: note: "0 of 5 selected"');
   });
 
   it('runs a call from the panel: the table and the live state follow', async () => {

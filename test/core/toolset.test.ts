@@ -168,7 +168,7 @@ describe('direct mode', () => {
     const before = ts.tools().find((t) => t.name === 'domain_devices__rename')!;
     assert.equal(
       ts.capabilityState(),
-      'Current capability state:\n- domain_devices__rename: unavailable: select exactly one device',
+      'Current capability state:\n- domain_devices__rename: unavailable: "select exactly one device"',
     );
     handles.rename.update({ available: true, note: 'device d7 selected' });
     handles.count.update({ available: false });
@@ -178,7 +178,7 @@ describe('direct mode', () => {
     assert.deepEqual(after.state, { available: true, note: 'device d7 selected' });
     assert.equal(
       ts.capabilityState(),
-      'Current capability state:\n- domain_devices__count: unavailable: not right now\n- domain_devices__rename: device d7 selected',
+      'Current capability state:\n- domain_devices__count: unavailable: "not right now"\n- domain_devices__rename: note: "device d7 selected"',
     );
     handles.count.update({ available: true });
     handles.rename.update({ available: true, note: undefined });
@@ -240,7 +240,7 @@ describe('direct mode', () => {
   it('maps wire names back through wireNameMap() and wireTargets()', () => {
     const { surface, registry } = devices();
     surface.action('view:devices.table.selectRows', () => ({}), {
-      instanceId: 'side panel',
+      instanceId: 'side.panel',
       description: 'Select rows of the devices table.',
       inputSchema: {
         type: 'object',
@@ -257,7 +257,7 @@ describe('direct mode', () => {
     assert.match(side.name, /^view_devices__table__selectRows_at_side_panel-[0-9a-z]{8}$/);
     assert.deepEqual(ts.wireTargets().get(side.name), {
       capabilityId: 'view:devices.table.selectRows',
-      instanceId: 'side panel',
+      instanceId: 'side.panel',
     });
     assert.deepEqual(ts.wireTargets().get('domain_devices__count'), { capabilityId: 'domain:devices.count' });
     assert.equal(ts.wireNameMap(), names, 'the same map while nothing changed');

@@ -137,7 +137,7 @@ describe('<agent-view>', () => {
     expect(visibleIds(registry)).to.deep.equal(['view:card.open@c1', 'view:list.archive']);
   });
 
-  it('gives two same-name views without instance deterministic ids from document order, with a dev warning', async () => {
+  it('gives two same-name views without instance ids from document order, kept through moves, with a dev warning', async () => {
     const { surface, registry } = await surfaceWith(
       html`<agent-surface>
         <agent-view name="card" id="first">
@@ -160,15 +160,16 @@ describe('<agent-view>', () => {
       warn.messages.some((m) => /2 <agent-view name="card"> elements have no instance/.test(m)),
     ).to.equal(true);
 
-    // Swapping the views swaps the ids: document order decides, not insertion history.
+    // Swapping the views keeps the ids: a number once given is never taken back (issue 13, item 6),
+    // so a view inserted or moved above another cannot take its identity.
     surface.insertBefore(surface.querySelector('#second')!, surface.querySelector('#first'));
     await settle();
-    expect([instanceOf(first), instanceOf(second)]).to.deep.equal(['2', '1']);
+    expect([instanceOf(first), instanceOf(second)]).to.deep.equal(['1', '2']);
     expect(visibleIds(registry)).to.deep.equal(['view:card.open@1', 'view:card.open@2']);
 
-    // One left: it goes back to no instance.
+    // One left: it keeps its number too.
     surface.querySelector('#first')!.remove();
     await settle();
-    expect(visibleIds(registry)).to.deep.equal(['view:card.open']);
+    expect(visibleIds(registry)).to.deep.equal(['view:card.open@2']);
   });
 });
