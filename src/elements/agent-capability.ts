@@ -216,23 +216,15 @@ export class AgentCapabilityElement extends ReactiveElement {
   protected override async getUpdateComplete(): Promise<boolean> {
     let complete = await super.getUpdateComplete();
     const doc = this.ownerDocument;
-    // A view's placing lasts one microtask batch; the count only guards against a view that never settles.
-    let placing = 0;
-    const viewPlacing = () => this.isConnected && !!this.#view.value?.placing && placing++ < 100;
-    // A contested claim settles at the end of the batch, after the conflict rules arrived.
+    // Each of these settles within the batch: a view placing itself, a claim to settle (once the
+    // conflict rules are here, when it is contested).
     const claim = () => this.#claim?.claim;
-    const contested = () => claim() !== undefined && !conflicts.module && claim()!.members.size > 1;
-    while (
-      this.#readerWait ||
-      queued.has(this) ||
-      viewPlacing() ||
-      dirtyClaims.has(claim()!) ||
-      contested() ||
-      (this.#waitingForParse && doc.readyState === 'loading')
-    ) {
+    const contested = () => !conflicts.module && (claim()?.members.size ?? 0) > 1;
+    const batch = () => queued.has(this) || dirtyClaims.has(claim()!) || (this.isConnected && this.#view.value?.placing);
+    while (this.#readerWait || batch() || contested() || (this.#waitingForParse && doc.readyState === 'loading')) {
       if (this.#readerWait) await this.#readerWait;
-      else if (contested()) await conflicts.load().then(() => null, () => null);
-      else if (queued.has(this) || dirtyClaims.has(claim()!) || this.#view.value?.placing) await null;
+      else if (contested()) await conflicts.load().catch(() => {});
+      else if (batch()) await null;
       else await new Promise<unknown>((go) => doc.addEventListener('DOMContentLoaded', go, { once: true }));
       complete = await super.getUpdateComplete();
     }
@@ -406,7 +398,7 @@ export class AgentCapabilityElement extends ReactiveElement {
           dirtyClaims.add(claim);
           AgentCapabilityElement.#scheduleFlush();
         },
-        (error: unknown) => issueError('DECLARATION_UNAVAILABLE', 'conflict', `<agent-capability>: conflicting declarations stay unregistered: ${String(error)}`),
+        (error: unknown) => issueError('DECLARATION_UNAVAILABLE', 'conflict', String(error)),
       );
       return;
     }
