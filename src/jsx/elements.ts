@@ -81,7 +81,10 @@ export interface AgentViewTag {
   /** Attributes that no property of the same name covers. */
   attributes: object;
   /** Event name → the event it dispatches. */
-  events: object;
+  events: {
+    /** The view was refused (no name, inside another view, an `instance` that is not a token); nothing inside it registers. */
+    'agent-capability-refused': AgentCapabilityRefusedEvent;
+  };
 }
 
 /** `<agent-webmcp>`: what a framework may set on it and listen to. */
