@@ -1,7 +1,7 @@
 // `agent-surface-kit/jsx` and the manifest's `.d.ts`, from the packed tarball, checked by the real
 // compilers: the README's React snippet under TypeScript 5.9 and TypeScript 7, its Vue snippet under
-// vue-tsc, a Svelte component under svelte-check, the CDN entry's types, and a React-only project that
-// imports `agent-surface-kit/jsx/react` without skipLibCheck. The snippets are taken from the README.md
+// vue-tsc, Preact JSX under TypeScript 5.9, a Svelte component under svelte-check, the CDN entry's
+// types, and a React-only project that imports `agent-surface-kit/jsx/react` without skipLibCheck. The snippets are taken from the README.md
 // inside the package; the contracts they use are the README's `devices.contracts.json`, compiled by the
 // packed CLI. Every project also holds cases that must fail (`@ts-expect-error`, `@vue-expect-error`:
 // an unused one is an error, so a type that silently became `any` fails the run), and one run checks a
@@ -192,6 +192,36 @@ export const bad = <agent-capability token={rename.token} handler={({ name }: { 
     assert.equal(result.status, 2, result.output);
     assert.match(result.output, /^bad\.tsx\(4,\d+\): error TS2322: .*name: number/m);
     assert.equal(result.output.match(/error TS/g)?.length, 1, result.output);
+  });
+});
+
+describe('agent-surface-kit/jsx: Preact', () => {
+  it('type-checks typed handlers and events in Preact JSX, and every must-fail case fails', () => {
+    const dir = join(project, 'preact');
+    write(dir, {
+      'tsconfig.json': tsconfig({ jsx: 'react-jsx', jsxImportSource: 'preact' }, ['*.ts', '*.tsx']),
+      'app.tsx': `import type {} from 'agent-surface-kit/jsx';
+import { manifest } from './agent-manifest.js';
+const selectRows = manifest.contracts['view:devices.selectRows'];
+export const ok = (
+  <agent-surface onagent-invocation={(e) => e.detail.capabilityId}>
+    <agent-view name="devices">
+      <agent-capability contract={selectRows.contract} token={selectRows.token} handler={({ ids }) => ids.join(',')} />
+    </agent-view>
+    <agent-confirm activation-delay="600" />
+  </agent-surface>
+);
+export const failing = [
+  // @ts-expect-error: ids are strings
+  <agent-capability token={selectRows.token} handler={({ ids }: { ids: number[] }) => ids} />,
+  // @ts-expect-error: the event detail has no \`nope\`
+  <agent-surface onagent-invocation={(e) => e.detail.nope} />,
+];
+`,
+    });
+    const result = run(TSC5, ['-p', 'tsconfig.json', '--pretty', 'false'], dir);
+    assert.equal(result.output, '');
+    assert.equal(result.status, 0);
   });
 });
 
