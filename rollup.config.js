@@ -67,7 +67,9 @@ const retryableImports = {
   },
 };
 
-const terserOptions = { ecma: 2022, module: true, compress: { passes: 2 }, format: { comments: false } };
+// `hoist_funs` moves function declarations to the top of their scope, where JavaScript puts them
+// anyway: the code runs the same, and the file gzips smaller (the declarations sit together).
+const terserOptions = { ecma: 2022, module: true, compress: { passes: 2, hoist_funs: true }, format: { comments: false } };
 
 export default [
   {
