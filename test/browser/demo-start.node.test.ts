@@ -1,6 +1,7 @@
 // The demo as `npm start` serves it (the same server, scripts/demo-server.mjs, on 127.0.0.1:0), in
 // a Chromium tab of its own, the way a first-time visitor opens it: the page loads production lit
-// (lit's development build logs "Lit is in dev mode" on every load), and logs no error.
+// (lit's development build logs "Lit is in dev mode" on every load), and logs no error and no
+// development warning but the one that is true here (no WebMCP host).
 // Node drives Chromium here (playwright-core) because web-test-runner's own server resolves
 // packages for development, as the kit's element tests want.
 import assert from 'node:assert/strict';
@@ -36,6 +37,8 @@ describe('npm start: the demo in Chromium', { timeout: 120_000 }, () => {
         const response = await page.goto(`${origin}${path}`);
         assert.equal(response?.status(), 200);
         await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', undefined, { timeout: 60_000 });
+        // The kit's development warnings come one task after the elements set up: let two tasks pass.
+        for (let i = 0; i < 2; i++) await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
         const lit = await page.evaluate(() => {
           const g = globalThis as { litIssuedWarnings?: Set<string>; litElementVersions?: string[] };
           return { versions: g.litElementVersions ?? [], devWarnings: g.litIssuedWarnings ? [...g.litIssuedWarnings] : [] };
@@ -48,6 +51,13 @@ describe('npm start: the demo in Chromium', { timeout: 120_000 }, () => {
           messages.filter((m) => /lit is in dev mode|lit\.dev\/msg/i.test(m)),
           [],
           'no lit dev-mode message in the console',
+        );
+        // The kit's development checks find nothing wrong with the demo's markup. The one warning
+        // expected is the true one: this Chromium has no WebMCP host for <agent-webmcp>.
+        assert.deepEqual(
+          messages.filter((m) => /^warning:/.test(m) && !/\[agent-surface-kit WEBMCP_UNSUPPORTED\]/.test(m)),
+          [],
+          'no other warning in the console',
         );
         // csp.html probes its own policy (an inline script and eval, both meant to be blocked), and
         // Chromium reports each block as a console error: those two are the page working.
