@@ -3,6 +3,8 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { styleMap } from 'lit/directives/style-map.js';
 import type { AgentSurfaceRegistry, JsonValue, PendingConfirmation } from '../core/types.js';
 import { encodeWireName } from '../core/wire-names.js';
+import { consumerGrantsOf } from '../core/consumer-grants.js';
+import { chatConsumer } from './consumer.js';
 import { ensureContextRoot, registryContext } from '../elements/context.js';
 import { formatInput, formatRemaining } from '../elements/format-input.js';
 import type { ToolSource } from '../webmcp/types.js';
@@ -104,7 +106,7 @@ interface MarkdownEntry {
  * @summary Chat with an agent that uses this page's capabilities.
  * @tag agent-chat
  *
- * @attr {string} consumer - The consumer id the chat's calls carry. Default `chat`.
+ * @attr {string} consumer - The consumer id the chat's calls carry. Default `chat`. Any other id must be granted by the page's script (`surface.consumers = { chat: { consumer: 'panel' } }`, or `enable()`), else the chat is refused and says why.
  * @attr {string} placeholder - The composer's placeholder. Default `Ask the agent…`.
  * @attr {"none" | "session" | "local"} persist - Keep the conversation across reloads in sessionStorage or localStorage (key `agent-chat:<id or "chat">`). Default `none`.
  * @attr {string} highlight - `off` stops scrolling to and outlining the page element a call acts on. Default on.
@@ -195,6 +197,12 @@ export class AgentChatElement extends LitElement {
   declare highlight: string;
 
   #context = new ContextConsumer(this, { context: registryContext, subscribe: true });
+  /** Set by `enable()`: the page's script vouches for the `consumer` attribute. */
+  #enabled = false;
+  /** Why the consumer identity was refused (see `chatConsumer`). */
+  #refused: string | undefined;
+  /** The consumer id the chat's calls carry, once granted. */
+  #consumerId = 'chat';
   #session: SessionState = createSessionState();
   #run: AbortController | undefined;
   #provider: ChatToolProvider | undefined;
@@ -316,6 +324,8 @@ export class AgentChatElement extends LitElement {
   }
 
   #status(adapter: AgentAdapter | undefined): AdapterStatus {
+    // A consumer identity markup asked for and script never granted: fail closed, say why.
+    if (this.#refused) return { state: 'unavailable', reason: this.#refused };
     if (!adapter) return { state: 'unavailable', reason: 'No agent is connected to this chat.' };
     try {
       const s = adapter.status?.() ?? READY;
@@ -366,14 +376,35 @@ export class AgentChatElement extends LitElement {
 
   #syncTools(): void {
     const registry = this.#registry;
-    const key = [this.source, this.source ? undefined : registry, this.consumer];
-    if (key.every((v, i) => v === this.#providerKey[i]) && this.#provider) return;
+    const key = [this.source, this.source ? undefined : registry, this.consumer, registry && consumerGrantsOf(registry), this.#enabled];
+    if (key.every((v, i) => v === this.#providerKey[i]) && (this.#provider || this.#refused)) return;
     this.#disposeProvider();
     this.#providerKey = key;
+    this.#refused = undefined;
     if (this.source) this.#provider = sourceProvider(this.source);
-    else if (registry && !registry.disposed) this.#provider = registryProvider(registry, this.consumer || 'chat');
+    else if (registry && !registry.disposed) {
+      // The constructor's `chat` stands for "none asked": a grant's own id then applies.
+      const asked = this.consumer === 'chat' && !this.hasAttribute('consumer') ? undefined : this.consumer;
+      const verdict = chatConsumer(registry, asked, this.#enabled);
+      if (verdict.ok) {
+        this.#consumerId = verdict.consumer;
+        this.#provider = registryProvider(registry, verdict.consumer);
+      } else {
+        this.#refused = `This chat may not act on this page: ${verdict.message}.`;
+        console.error(`[agent-surface-kit CHAT_NOT_GRANTED] <agent-chat consumer=${JSON.stringify(this.consumer)}> was refused: ${verdict.message}`);
+      }
+    }
     this.#offTools = this.#provider?.subscribe(() => this.requestUpdate());
     void this.#provider?.refresh();
+  }
+
+  /**
+   * Lets this element use its `consumer` as it is, without a grant on the registry: the page's
+   * script vouches for it, as `enable()` on `<agent-webmcp>` does. (Markup cannot call it.)
+   */
+  enable(): void {
+    this.#enabled = true;
+    this.requestUpdate();
   }
 
   #tool(name: string): ChatTool | undefined {
@@ -400,7 +431,7 @@ export class AgentChatElement extends LitElement {
     const calls = [...this.#active.values()];
     for (const record of pending) {
       if (record.status !== 'pending' || record.expiresAt <= now) continue;
-      let call = calls.find((c) => c.invocationId === record.invocationId && record.consumer.id === (this.consumer || 'chat'));
+      let call = calls.find((c) => c.invocationId === record.invocationId && record.consumer.id === this.#consumerId);
       if (!call && this.source) {
         const wire = encodeWireName(record.capabilityId, record.instanceId);
         call = calls.find((c) => !next.has(c.id) && (c.name === wire || c.name.endsWith(wire)));
