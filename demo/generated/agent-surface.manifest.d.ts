@@ -10,6 +10,7 @@ export interface ManifestCapabilities {
     };
     output: {
       disabled: string[];
+      [key: string]: unknown;
     };
     token: "sha256-yxPfMdXu0QCg7YMztm0vexEhqFa4JveGdNPwpNIUk54";
   };
@@ -31,6 +32,7 @@ export interface ManifestCapabilities {
       name: string;
       selected: boolean;
       status: "online" | "offline" | "disabled";
+      [key: string]: unknown;
     }>;
     token: "sha256-3uq6kB46AipioN6h56cksJaU8ofu6Rllx-npHO-_ypQ";
   };
@@ -48,6 +50,7 @@ export interface ManifestCapabilities {
     output: Array<{
       id: string;
       name: string;
+      [key: string]: unknown;
     }>;
     token: "sha256-1vPoVJeujXuH37ScuF9ymxHYlckncxJfYrK5LC10Tno";
   };

@@ -57,6 +57,9 @@ function objectType(schema: Record<string, unknown>, depth: number, indent: stri
     if (name in properties) continue;
     lines.push(`${inner}${IDENTIFIER.test(name) ? name : JSON.stringify(name)}: JsonValue;`);
   }
+  // Other keys are allowed unless `additionalProperties: false`: say so, as `unknown` (any narrower
+  // value type could clash with a declared property's type, optional ones included).
+  if (additional !== false) lines.push(`${inner}[key: string]: unknown;`);
   return `{\n${lines.join('\n')}\n${indent}}`;
 }
 
