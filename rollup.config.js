@@ -3,6 +3,7 @@
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import esbuild from 'rollup-plugin-esbuild';
+import { resolve as resolvePath } from 'node:path';
 import { rmSync } from 'node:fs';
 
 // Chunk names carry content hashes: without a clean start, chunks of earlier builds would pile up in
@@ -67,6 +68,26 @@ const retryableImports = {
   },
 };
 
+/**
+ * The CDN file stays one file when the chat's entry shares its modules: every module the kit's entry
+ * reaches statically goes in agent-surface.min.js (which then exports what the chat needs), instead of
+ * rollup moving the shared ones into a chunk both entries import.
+ */
+function keepSurfaceWhole(id, { getModuleInfo }) {
+  keepSurfaceWhole.closure ??= (() => {
+    const seen = new Set();
+    const entry = [...(this?.getModuleIds?.() ?? [])].find((m) => m.endsWith('/src/cdn.ts')) ?? resolvePath('src/cdn.ts');
+    const walk = (m) => {
+      if (seen.has(m)) return;
+      seen.add(m);
+      for (const dep of getModuleInfo(m)?.importedIds ?? []) walk(dep);
+    };
+    walk(entry);
+    return seen;
+  })();
+  return keepSurfaceWhole.closure.has(id) ? 'agent-surface.min' : undefined;
+}
+
 // `hoist_funs` moves function declarations to the top of their scope, where JavaScript puts them
 // anyway: the code runs the same, and the file gzips smaller (the declarations sit together).
 const terserOptions = { ecma: 2022, module: true, compress: { passes: 2, hoist_funs: true }, format: { comments: false } };
@@ -91,11 +112,20 @@ export default [
     output: { dir: 'dist', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/node-[name]-[hash].js' },
   },
   {
-    input: { 'agent-surface.min': 'src/cdn.ts' },
+    // Two entries, one module graph: agent-chat.min.js imports agent-surface.min.js (src/cdn-chat.ts
+    // imports src/cdn.ts), so every module both reach stays in agent-surface.min.js and the chat file
+    // imports it from there: one copy of lit and of the core on a page that loads both.
+    input: { 'agent-surface.min': 'src/cdn.ts', 'agent-chat.min': 'src/cdn-chat.ts' },
     // Lazy chunks import what they share with the entry from the entry itself (extra, short-named
     // exports) instead of rollup moving the entry's code into a chunk behind a re-exporting facade.
     preserveEntrySignatures: 'allow-extension',
     plugins: [nodeResolve({ browser: true }), ts(true), retryableImports, terser(terserOptions)],
-    output: { dir: 'dist/cdn', format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].min.js' },
+    output: {
+      dir: 'dist/cdn',
+      format: 'es',
+      entryFileNames: '[name].js',
+      chunkFileNames: '[name]-[hash].min.js',
+      manualChunks: keepSurfaceWhole,
+    },
   },
 ];

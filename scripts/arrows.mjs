@@ -39,6 +39,8 @@ const RULES = {
   jsx: { may: [], types: ['core', 'elements', 'chat'] },
   'index.ts': { may: ['core'] },
   'cdn.ts': { may: ['index.ts', 'core', 'dev', 'elements', 'webmcp'] },
+  // dist/cdn/agent-chat.min.js: the chat and the browser adapters, over the kit's CDN file.
+  'cdn-chat.ts': { may: ['cdn.ts', 'chat', 'adapters'] },
 };
 
 /**

@@ -28,19 +28,31 @@ function closure(file, seen = new Set()) {
 const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 const kb = (n) => `${(n / 1024).toFixed(2)} KB`;
 
+const cdnSurface = join(root, 'dist/cdn/agent-surface.min.js');
+
+/** An entry's own gzip size and, with the chunks it imports statically, what a page downloads for it. */
+function measure(entry) {
+  const path = join(root, entry);
+  let files = [...closure(path)];
+  // A second CDN entry (agent-chat.min.js) is loaded beside the kit's CDN file and imports it: count
+  // what it adds, not the file it shares.
+  if (entry.startsWith('dist/cdn/') && path !== cdnSurface && existsSync(cdnSurface)) {
+    const shared = closure(cdnSurface);
+    files = files.filter((f) => !shared.has(f));
+  }
+  return { own: gz(readFileSync(path)), total: gz(Buffer.concat(files.map((f) => readFileSync(f)))), files };
+}
+
 let over = 0;
 const rows = [];
 for (const [entry, budget] of Object.entries(budgets)) {
   if (entry.startsWith('$')) continue;
-  const path = join(root, entry);
-  if (!existsSync(path)) {
+  if (!existsSync(join(root, entry))) {
     rows.push([entry, 'missing', '', kb(budget), 'FAIL']);
     over += 1;
     continue;
   }
-  const files = [...closure(path)];
-  const own = gz(readFileSync(path));
-  const total = gz(Buffer.concat(files.map((f) => readFileSync(f))));
+  const { own, total, files } = measure(entry);
   const ok = total <= budget;
   if (!ok) over += 1;
   rows.push([entry, kb(own), `${kb(total)} (${files.length} file${files.length > 1 ? 's' : ''})`, kb(budget), ok ? 'ok' : 'OVER']);
@@ -50,16 +62,19 @@ console.log('| entry | entry file gzip | with static imports gzip | budget | |')
 console.log('|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 
-// The issues' targets are on the entry files themselves (issue 5: the CDN file, lit included; the
-// elements entry without lit). Reported, not enforced: the budgets above guard against regressions.
+// The issues' targets. Issue 5's are on the entry files themselves (the CDN file, lit included; the
+// elements entry without lit). Issue 14's ($targetsWithImports) are on what a page downloads for the
+// entry, as the budgets count it: the chat entry with its static chunks (lit excluded), and the
+// chat's CDN file with its static chunks but without the kit's CDN file it shares. Reported here;
+// where a budget equals its target, the budget enforces it.
 const targets = Object.entries(budgets.$targets ?? {});
+const withImports = new Set(budgets.$targetsWithImports ?? []);
 if (targets.length) {
-  console.log('\n| target (issue 5) | entry file gzip | target | |');
+  console.log('\n| target (issues 5, 14) | measured gzip | target | |');
   console.log('|---|---|---|---|');
   for (const [entry, target] of targets) {
-    const path = join(root, entry);
-    const size = existsSync(path) ? gz(readFileSync(path)) : NaN;
-    console.log(`| ${entry} | ${kb(size)} | ${kb(target)} | ${size <= target ? 'met' : 'not met'} |`);
+    const size = existsSync(join(root, entry)) ? measure(entry)[withImports.has(entry) ? 'total' : 'own'] : NaN;
+    console.log(`| ${entry}${withImports.has(entry) ? ' (with static imports)' : ''} | ${kb(size)} | ${kb(target)} | ${size <= target ? 'met' : 'not met'} |`);
   }
 }
 
@@ -88,9 +103,11 @@ if (targets.length) {
 
 // What the CDN file fetches later, on first need (not counted above): each chunk it reaches only
 // lazily, with the static imports that chunk adds.
-const cdn = join(root, 'dist/cdn/agent-surface.min.js');
-if (existsSync(cdn)) {
-  const eager = closure(cdn);
+if (existsSync(cdnSurface)) {
+  // Both CDN entries' static closures are eager; the chat's adapters are among the lazy chunks.
+  const eager = closure(cdnSurface);
+  const cdnChat = join(root, 'dist/cdn/agent-chat.min.js');
+  if (existsSync(cdnChat)) closure(cdnChat, eager);
   const lazy = new Map();
   const walk = (file) => {
     const code = readFileSync(file, 'utf8');

@@ -6,6 +6,7 @@
  * parts back and the page runs the tools, then posts the next step.
  */
 import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
+import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
 import { AdapterError } from './shared/errors.js';
 import type { StepPart } from './shared/loop.js';
@@ -49,8 +50,7 @@ export const wireTools = (tools: readonly ToolDescriptor[]) =>
 export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   const who = 'The chat server';
   return httpAdapter({
-    id: o.id ?? `cloud:${o.endpoint}`,
-    label: o.label ?? 'Cloud',
+    ...cloudIdentity(o),
     who,
     fetch: o.fetch,
     timeoutMs: o.timeoutMs,

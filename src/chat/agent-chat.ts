@@ -1,6 +1,5 @@
 import { ContextConsumer } from '@lit/context';
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { styleMap } from 'lit/directives/style-map.js';
 import type { AgentSurfaceRegistry, JsonValue, PendingConfirmation } from '../core/types.js';
 import { encodeWireName } from '../core/wire-names.js';
 import { consumerGrantsOf } from '../core/consumer-grants.js';
@@ -8,8 +7,7 @@ import { chatConsumer } from './consumer.js';
 import { ensureContextRoot, registryContext } from '../elements/context.js';
 import { formatInput, formatRemaining } from '../elements/format-input.js';
 import type { ToolSource } from '../webmcp/types.js';
-import { lazyModule } from '../core/util.js';
-import { activationDelayFromMarkup, activationDelayFromScript } from '../elements/approval-config.js';
+import { lazy } from './lazy.js';
 import type { ApprovalGuard } from '../elements/approval-guard.js';
 import { createMarkdownStream, type MarkdownStream } from './markdown.js';
 import { fallbackId, runAdapter, type ActiveCall } from './run.js';
@@ -23,7 +21,7 @@ export type ChatPersist = 'none' | 'session' | 'local';
 const ADAPTER_KEY = 'agent-chat:adapter';
 
 /** The approval guard, a chunk shared with <agent-confirm>'s dialog; fetched when a card first needs it. */
-const guardModule = lazyModule(() => import('../elements/approval-guard.js'));
+const guardModule = lazy(() => import('../elements/approval-guard.js'));
 const READY: AdapterStatus = { state: 'ready' };
 
 const STATE_LABEL: Record<ToolCallState, string> = {
@@ -172,9 +170,12 @@ export class AgentChatElement extends LitElement {
   #scriptDelay: number | undefined;
 
   get activationDelay(): number {
+    // The rules come with the guard's chunk (only the guard decides; until it loads nothing can).
+    const rules = guardModule.module;
+    if (!rules) return 500;
     return this.#scriptDelay !== undefined
-      ? activationDelayFromScript(this.#scriptDelay)
-      : activationDelayFromMarkup(this.getAttribute('activation-delay'));
+      ? rules.activationDelayFromScript(this.#scriptDelay)
+      : rules.activationDelayFromMarkup(this.getAttribute('activation-delay'));
   }
 
   set activationDelay(value: number | undefined) {
@@ -1094,6 +1095,8 @@ export class AgentChatElement extends LitElement {
     const running = s.status === 'running';
     const ready = status.state === 'ready';
     const reason = this.#reason(status);
+    // The outline's box goes in as a property (`.style`, through the CSSOM), never a `style`
+    // attribute: a page whose CSP refuses inline style attributes still gets it placed.
     const hl = this.#highlightState;
     const problem = this.#provider?.problem();
     return html`
@@ -1144,7 +1147,7 @@ export class AgentChatElement extends LitElement {
       <div class="visually-hidden" part="announcer" aria-live="polite" aria-atomic="true"></div>
       ${hl?.rect
         ? html`<div class="highlight" part="highlight" aria-hidden="true"
-            style=${styleMap({ top: `${hl.rect.top}px`, left: `${hl.rect.left}px`, width: `${hl.rect.width}px`, height: `${hl.rect.height}px` })}>
+            .style=${`top:${hl.rect.top}px;left:${hl.rect.left}px;width:${hl.rect.width}px;height:${hl.rect.height}px`}>
             <span>${hl.title}</span>
           </div>`
         : nothing}

@@ -1,7 +1,11 @@
-/** `<agent-chat>`'s styles: custom properties with light defaults, dark ones from `prefers-color-scheme`. */
-import { css } from 'lit';
+/**
+ * `<agent-chat>`'s styles: custom properties with light defaults, dark ones from `prefers-color-scheme`.
+ * A constant given to `unsafeCSS` rather than the `css` tag, as the elements do, so the CDN file (whose
+ * lit the chat shares) never has to carry lit's template-checking tag.
+ */
+import { unsafeCSS } from 'lit';
 
-export const chatStyles = css`
+export const chatStyles = unsafeCSS(`
   :host {
     --_bg: var(--agent-chat-background, #fff);
     --_fg: var(--agent-chat-color, #1b1b1f);
@@ -312,4 +316,4 @@ export const chatStyles = css`
       transition: none;
     }
   }
-`;
+`);

@@ -8,7 +8,7 @@
  * presents the revision the model read (the source answers STALE_TOOLS). Nothing here retries.
  */
 import { compileScope } from '../core/scope.js';
-import { lazyModule } from '../core/util.js';
+import { lazy } from './lazy.js';
 import { toToolResult } from '../core/tool-result.js';
 import type { AgentSurfaceRegistry, AgentTool, AgentToolset, CapabilityDescriptor } from '../core/types.js';
 import { decodeWireName } from '../core/wire-names.js';
@@ -115,7 +115,7 @@ export function toolsetProvider(toolset: AgentToolset, registry: AgentSurfaceReg
  * The toolset code, fetched on first need: a page with a surface has it already (the elements entry
  * links it), and a chat over a ToolSource never needs it.
  */
-const toolsetModule = lazyModule(() => import('../core/toolset.js'));
+const toolsetModule = lazy(() => import('./toolset-loader.js'));
 
 /**
  * A provider over a new direct-mode toolset of `registry` (topology `embedded`, the chat's consumer).

@@ -51,6 +51,24 @@ describe('package entries', () => {
   });
 });
 
+/** What the chat's CDN file leaves out of the chat and adapters entries (src/cdn-chat.ts says why). */
+const CHAT_LEFT_OUT = ['wasmEngine', 'parseLocalToolCalls', 'schemaGrammar', 'toolCallGrammar', 'localToolsPrompt'];
+
+describe('the chat CDN file', () => {
+  it('exports the chat and adapters entries, but for the sync local-model helpers it leaves out, with the adapters from adapters/lazy.ts', async () => {
+    const built = await exportsOf({ cdnChat: 'src/cdn-chat.ts', chat: 'src/chat/index.ts', adapters: 'src/adapters/index.ts' });
+    const npm = new Set([...built.chat!, ...built.adapters!]);
+    for (const name of CHAT_LEFT_OUT) assert.ok(npm.has(name), `${name} is still exported by an npm entry`);
+    const expected = [...npm].filter((name) => !CHAT_LEFT_OUT.includes(name)).sort();
+    assert.deepEqual(built.cdnChat, expected);
+    const cdnChat = await import('../../src/cdn-chat.js');
+    const lazy = await import('../../src/adapters/lazy.js');
+    for (const name of ['createOpenAICompatibleAdapter', 'createAnthropicAdapter', 'createCloudAdapter', 'createLocalAdapter'] as const) {
+      assert.equal(cdnChat[name], lazy[name], name);
+    }
+  });
+});
+
 describe('the core entry', () => {
   it('bundled without code splitting, holds neither the interpreter nor devAuthority (agent-surface-kit/dev has them)', async () => {
     const result = await build({

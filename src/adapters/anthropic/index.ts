@@ -2,6 +2,7 @@
  * `createAnthropicAdapter`: an AgentAdapter over Anthropic's Messages API (or a server speaking
  * it), with the tool loop in the page.
  */
+import { anthropicIdentity, trimBase } from '../identity.js';
 import { httpAdapter, type CheckedAdapter } from '../shared/adapter.js';
 import { dataMarker, toTurns, type OutputOptions } from '../shared/history.js';
 import type { Fetch } from '../shared/sse.js';
@@ -29,11 +30,10 @@ export interface AnthropicAdapterOptions extends OutputOptions, AnthropicBodyOpt
 export type AnthropicAdapter = CheckedAdapter;
 
 export function createAnthropicAdapter(o: AnthropicAdapterOptions): AnthropicAdapter {
-  const base = String(o.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
+  const base = trimBase(o.baseUrl ?? 'https://api.anthropic.com');
   const marker = dataMarker();
   return httpAdapter({
-    id: o.id ?? `anthropic:${o.model}`,
-    label: o.label ?? o.model,
+    ...anthropicIdentity(o),
     who: `The Anthropic API at ${base}`,
     fetch: o.fetch,
     timeoutMs: o.timeoutMs,

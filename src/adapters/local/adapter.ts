@@ -6,18 +6,11 @@ import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, Mod
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
 import { newId } from './ids.js';
-import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalModel, LocalSession } from './types.js';
+import { BUILT_IN_MODEL_ID, modelEntries, type Entry, type Kind } from './options.js';
+import { localIdentity } from '../identity.js';
+import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
-type Kind = 'prompt-api' | 'wasm' | 'webgpu' | 'custom';
-
-interface Entry {
-  model: LocalModel;
-  kind: Kind;
-  check?: EngineCheck;
-}
-
-/** The id of Chrome's built-in model in `models()`. */
-export const BUILT_IN_MODEL_ID = 'built-in';
+export { BUILT_IN_MODEL_ID };
 
 export interface LocalAdapter extends AgentAdapter {
   status(): AdapterStatus;
@@ -32,26 +25,12 @@ export interface LocalAdapter extends AgentAdapter {
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
-  if (!options || !Array.isArray(options.models)) throw new TypeError('createLocalAdapter({ models }): models must be an array of models.');
+  const entries = modelEntries(options);
   const mode = typeof options.engine === 'object' ? 'custom' : (options.engine ?? 'auto');
   const custom = typeof options.engine === 'object' ? options.engine : undefined;
   const lm: LanguageModelLike | undefined = options.languageModel ?? globalLanguageModel();
   const selectionKey = `${options.cacheName ?? 'agent-surface-models'}:selected:${options.id ?? 'local'}`;
 
-  const entries: Entry[] = [];
-  const ids = new Set<string>();
-  for (const model of options.models) {
-    if (!model || typeof model.id !== 'string' || !model.id) throw new TypeError('createLocalAdapter: every model needs an id.');
-    if (ids.has(model.id) || model.id === BUILT_IN_MODEL_ID) throw new TypeError(`createLocalAdapter: model id "${model.id}" is used twice or reserved.`);
-    ids.add(model.id);
-    const kind: Kind = custom ? 'custom' : (model.engine ?? (model.url ? 'wasm' : 'webgpu'));
-    if (kind === 'wasm' && !model.url) throw new TypeError(`createLocalAdapter: model "${model.id}" needs a url (a GGUF file).`);
-    if (mode !== 'auto' && mode !== 'custom' && mode !== kind) continue;
-    if (kind === 'wasm' && !options.wasm?.wasmUrl) {
-      throw new TypeError('createLocalAdapter: GGUF models need wasm: { wasmUrl } (where @wllama/wllama/esm/wasm/wllama.wasm is served).');
-    }
-    entries.push({ model, kind });
-  }
   if (lm && (mode === 'auto' || mode === 'prompt-api')) {
     entries.unshift({
       model: { id: BUILT_IN_MODEL_ID, label: "Chrome's built-in model", brief: 'Runs inside Chrome: nothing to download from this site.' },
@@ -283,8 +262,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   }
 
   return {
-    id: options.id ?? 'local',
-    label: options.label ?? 'On this device',
+    ...localIdentity(options),
     status,
     subscribe(listener) {
       listeners.add(listener);

@@ -2,6 +2,7 @@
  * `createOpenAICompatibleAdapter`: an AgentAdapter over any Chat Completions server (hosted
  * services, Ollama, llama.cpp's llama-server, LM Studio, vLLM), with the tool loop in the page.
  */
+import { openAIIdentity, trimBase } from '../identity.js';
 import { httpAdapter, type CheckedAdapter } from '../shared/adapter.js';
 import { dataMarker, toTurns, type OutputOptions } from '../shared/history.js';
 import type { Fetch } from '../shared/sse.js';
@@ -32,11 +33,10 @@ export interface OpenAICompatibleAdapterOptions extends OutputOptions {
 export type OpenAICompatibleAdapter = CheckedAdapter;
 
 export function createOpenAICompatibleAdapter(o: OpenAICompatibleAdapterOptions): OpenAICompatibleAdapter {
-  const base = String(o.baseUrl).replace(/\/+$/, '');
+  const base = trimBase(o.baseUrl);
   const marker = dataMarker();
   return httpAdapter({
-    id: o.id ?? `openai-compatible:${base}:${o.model}`,
-    label: o.label ?? o.model,
+    ...openAIIdentity(o),
     who: `The model server at ${base}`,
     fetch: o.fetch,
     timeoutMs: o.timeoutMs,
