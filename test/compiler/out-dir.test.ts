@@ -77,6 +77,11 @@ describe('agent-surface compile --out-dir', () => {
     assert.match(stale.stderr, /pages\/billing\.html:1:\d+ \(domain:billing\.refund\): token is stale/);
     assert.match(stale.stderr, /manifests\/billing\.js is out of date/);
     assert.doesNotMatch(stale.stderr, /devices|users/);
+
+    // A page removed from the compile leaves its manifest behind: --check says to delete it.
+    const gone = await runHere('compile', 'pages/*.html', '--out-dir', 'manifests', '--shared', 'header.html', '--check');
+    assert.equal(gone.status, 1);
+    assert.match(gone.stderr, /manifests\/admin\/users\.js: no page of this compile writes it any more: delete it/);
   });
 
   it('--group-by dir and --ext mjs', async () => {
