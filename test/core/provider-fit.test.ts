@@ -34,7 +34,7 @@ function bigCatalog() {
     for (let k = 0; k < 10; k++) {
       add(
         `view:warehouseInventoryDashboard.stockLevelsGrid${v}.selectRowsMatchingFilter`,
-        k % 3 === 0 ? `row ${k} / region "north"` : `row-${k}`,
+        k % 3 === 0 ? `row.${k}:region-north` : `row-${k}`,
       );
     }
   }
@@ -91,7 +91,7 @@ describe('provider fit', () => {
     const { surface } = bigCatalog();
     const toolset = createAgentToolset(surface.registry, { consumer: surface.consumer, topology: 'remote' });
     const [name, target] = [...toolset.wireTargets()].find(
-      ([, t]) => t.instanceId === 'row 3 / region "north"' && t.capabilityId.includes('Grid5'),
+      ([, t]) => t.instanceId === 'row.3:region-north' && t.capabilityId.includes('Grid5'),
     )!;
     const tool = toolset.tools().find((t) => t.name === name)!;
     const result = await tool.execute({ note: 'hi' });

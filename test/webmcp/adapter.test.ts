@@ -99,13 +99,13 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     surface.action('domain:lights.setBrightness', () => ({}), { description: 'Dim the lights.', title: 'Dim the lights' });
     surface.action('domain:export.toCSV', () => ({}), { description: 'Export as CSV.' });
     surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: 'kitchen' });
-    surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: '\u202ekitchen "2"' });
+    surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: 'kitchen.2' });
     const host = new CurrentHost();
     await started(host);
     expect(host.tool('domain_lights__setBrightness').title).to.equal('Dim the lights');
     expect(host.tool('domain_export__toCSV').title).to.equal('Export: to CSV');
     const rooms = host.names().filter((n) => n.startsWith('view_room__heatUp')).map((n) => host.tool(n).title);
-    expect(rooms.sort()).to.deep.equal(['Room: heat up ("kitchen \\"2\\"")', 'Room: heat up ("kitchen")'].sort());
+    expect(rooms.sort()).to.deep.equal(['Room: heat up ("kitchen.2")', 'Room: heat up ("kitchen")'].sort());
     // Every tool is the page's own, for end-user agents: never developer tooling.
     for (const name of host.names()) expect(host.tool(name).annotations?.debugging).to.equal(false);
   });
