@@ -171,6 +171,8 @@ export class AgentCapabilityElement extends ReactiveElement {
   #readerWait: Promise<void> | undefined;
   /** The claim this element is part of, with what it would register. */
   #claim: { claim: Claim; desired: Desired } | undefined;
+  /** Set when the batch is to release the registration and the claim (see `#releaseLater`). */
+  #leaving = false;
   /** The claim key of the conflict last reported, so a conflict is reported once. */
   #reported: string | undefined;
 
@@ -238,6 +240,8 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   // lit batches every attribute, property, context and child change of one microtask into one update.
   protected override updated(): void {
+    // Decided afresh by every update: an element that left and came back within the batch keeps its registration.
+    this.#leaving = false;
     const registry = this.isConnected ? this.#registry.value : undefined;
     const view = this.#view.value;
     if (registry && !registry.disposed && view?.refused) {
@@ -252,12 +256,12 @@ export class AgentCapabilityElement extends ReactiveElement {
       return;
     }
     if (!registry || registry.disposed || view?.refused || view?.placing || (!view && this.#viewPending())) {
-      this.#release();
+      this.#releaseLater();
       return;
     }
     if (this.ownerDocument.readyState === 'loading' && !this.contract) {
       // Still being parsed: the schema scripts may not be here yet. Register once they all are.
-      this.#release();
+      this.#releaseLater();
       if (!this.#waitingForParse) {
         this.#waitingForParse = true;
         this.ownerDocument.addEventListener('DOMContentLoaded', () => this.requestUpdate(), { once: true });
@@ -270,7 +274,7 @@ export class AgentCapabilityElement extends ReactiveElement {
       const read = declaredContractReader();
       if (!read) {
         // The markup reader is still on its way (the first elements on a page): register once it is here.
-        this.#release();
+        this.#releaseLater();
         this.#readerWait ??= declaredContractLoaded().then((loaded) => {
           this.#readerWait = undefined;
           if (loaded) this.requestUpdate();
@@ -311,7 +315,7 @@ export class AgentCapabilityElement extends ReactiveElement {
     }
     if (this.#refusal?.registry === registry && this.#refusal.key === key) return;
 
-    this.#release();
+    this.#releaseLater();
     this.#desired = {
       registry,
       key,
@@ -327,8 +331,9 @@ export class AgentCapabilityElement extends ReactiveElement {
       } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1 },
     };
     // Registration is two-phase across elements: every element changed in one task releases its old
-    // registration first, then all register in one batch. Two capabilities trading an id or an instance
-    // (views swapped, names exchanged) so never collide on the way.
+    // registration, then all register, in one batch at the end of the microtask. Two capabilities
+    // trading an id or an instance (views swapped, names exchanged) so never collide on the way, and a
+    // re-render that replaces every element changes the surface once (one agent-surface-changed).
     AgentCapabilityElement.#scheduleFlush();
     queued.add(this);
   }
@@ -344,6 +349,7 @@ export class AgentCapabilityElement extends ReactiveElement {
     flushQueued = false;
     const batch = [...queued];
     queued.clear();
+    for (const element of batch) if (element.#leaving) element.#letGo();
     for (const element of batch) element.#join();
     const settle = [...dirtyClaims];
     dirtyClaims.clear();
@@ -485,6 +491,21 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   #release(): void {
     this.#desired = undefined;
+    this.#letGo();
+  }
+
+  /** Releases the registration and the claim with the batch (see `updated`); drops what was to register. */
+  #releaseLater(): void {
+    this.#desired = undefined;
+    if (!this.#current && !this.#claim) return;
+    this.#leaving = true;
+    AgentCapabilityElement.#scheduleFlush();
+    queued.add(this);
+  }
+
+  /** Lets go of the registration and the claim; what is to register next stays. */
+  #letGo(): void {
+    this.#leaving = false;
     const current = this.#current;
     this.#current = undefined;
     current?.handle.unregister();

@@ -11,9 +11,8 @@ import type {
   AgentToolsetOptions,
   RegistryLimits,
 } from '../core/types.js';
-import { registryContext } from './context.js';
+import { NoViewProvider, registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
-import { NoViewProvider } from './no-view-provider.js';
 import { connectedCapabilities } from './settling.js';
 import { DEV_MODE } from '../core/dev.js';
 import { checkSurface } from './dev-checks.js';
