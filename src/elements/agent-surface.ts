@@ -14,6 +14,7 @@ import type {
 import { NoViewProvider, registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
 import { connectedCapabilities } from './settling.js';
+import { treeParent } from './tree-order.js';
 import { DEV_MODE } from '../core/dev.js';
 import { checkSurface } from './dev-checks.js';
 
@@ -218,7 +219,7 @@ export class AgentSurfaceElement extends ReactiveElement {
 
 /** Whether `node` sits inside `host`, across shadow roots. */
 function inside(host: Node, node: Node | null): boolean {
-  while (node && node !== host) node = node.parentNode ?? (node as ShadowRoot).host ?? null;
+  while (node && node !== host) node = treeParent(node);
   return !!node;
 }
 

@@ -1,6 +1,6 @@
 import { ContextConsumer, ContextProvider } from '@lit/context';
 import { ReactiveElement, unsafeCSS } from '@lit/reactive-element';
-import { DEV_MODE, issueWarning } from '../core/dev.js';
+import { issueError, DEV_MODE, issueWarning } from '../core/dev.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { compareTreeOrder } from './tree-order.js';
@@ -149,7 +149,8 @@ export class AgentViewElement extends ReactiveElement {
           ? `<agent-view name="${name}">: its ${badInstance}; nothing inside it registers`
           : undefined;
     if (refused && refused !== this.#logged && this.isConnected) {
-      console.error(`[agent-surface-kit INVALID_VIEW] ${refused}`);
+      // Logged once per page and problem (a flood of broken views logs one line); each view still fires its event.
+      issueError('INVALID_VIEW', refused, refused);
       this.dispatchEvent(
         new AgentCapabilityRefusedEvent({
           code: 'INVALID_REGISTRATION',

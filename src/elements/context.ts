@@ -5,7 +5,7 @@
 import { ContextEvent, ContextProvider, ContextRoot, createContext, type ContextCallback } from '@lit/context';
 import type { ReactiveControllerHost } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
-import { eventParent } from './tree-order.js';
+import { treeParent } from './tree-order.js';
 
 /**
  * The registry of the nearest `<agent-surface>`. `undefined` while the surface has no registry yet
@@ -37,47 +37,43 @@ export const viewContext = createContext<AgentViewContextValue | undefined>(
 
 type ViewCallback = ContextCallback<AgentViewContextValue | undefined>;
 
-/** Up the shadow-including tree: parents, then from a shadow root to its host (never through slots). */
-const treeParent = (n: Node): Node | null => n.parentNode ?? (n instanceof ShadowRoot ? n.host : null);
 
-/** Built-in elements that can hold a shadow root (custom elements all can). */
-const SHADOW_HOSTS = /^(article|aside|blockquote|body|div|footer|h[1-6]|header|main|nav|p|section|span|.*-.*)$/;
 
 /**
- * The answer "no view here" to view requests, from `<agent-surface>` (capabilities outside any
- * view stop there) and from the document's body (views and capabilities outside any surface), so no
+ * The answer "no view here" to the view requests that reach `<agent-surface>` (capabilities outside
+ * any view stop there) and the document's body (views and capabilities outside any surface), so no
  * view request waits at the document's ContextRoot, which would replay every waiting one each time
  * any view connects.
  *
- * When an `<agent-view>` (or a surface) connects below, lit would re-send every subscriber's request
- * so the new provider can take over: with a thousand rows, each new row view would re-check every
- * earlier one. A subscriber can move under a new provider only if it sits inside it in the tree, or
- * is a light child of an element whose shadow root holds the provider (a slot). So subscribers are
- * filed under the elements that can hold a shadow root on their way up, and a new provider looks up
- * only itself and the hosts of the shadow roots it sits in: the cost follows what can change, not
- * the page. (A subscriber's place changes only by a move, which disconnects it and ends its
- * subscription; slots are followed by the exact check before anything is re-sent.)
+ * When an `<agent-view>` (or a surface) connects below, the subscribers it now encloses must move to
+ * it. lit's providers re-send every subscriber's request for that: with a thousand rows, each new row
+ * view would re-check every earlier one. A subscriber can come to sit inside a new provider only if
+ * it is in the provider's subtree, or is a light child of an element whose shadow root holds the
+ * provider (a slot). So subscribers are filed under the elements on their way up that can hold such a
+ * root (custom elements, and any element with an open one; a closed root on a built-in element, which
+ * no component library makes, is not followed), and a new provider re-sends the requests filed under itself and under the hosts of the
+ * shadow roots it sits in: the cost follows what can change, not the size of the page. (A subscriber
+ * changes place only by a move, which disconnects it and ends its subscription; a request re-sent to
+ * one that stays outside comes back here and changes nothing.)
  */
 export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElement & ReactiveControllerHost> {
-  /** Subscribers by the elements they sit under (through a light child). */
-  #under = new Map<Node, Set<ViewCallback>>();
+  // Weak keys: an element that leaves the page takes its (by then empty) file with it.
+  #files = new WeakMap<Node, Set<ViewCallback>>();
 
   constructor(host: HTMLElement) {
     super(host as HTMLElement & ReactiveControllerHost, { context: viewContext });
     host.removeEventListener('context-provider', this.onProviderRequest);
     this.onProviderRequest = (event) => {
       const child = (event.contextTarget ?? event.composedPath()[0]) as Node;
-      if (event.context !== viewContext || child === this.host) return;
+      if (event.context !== viewContext || child === host) return;
       event.stopPropagation();
-      const candidates = new Set(this.#under.get(child));
-      for (let n: Node | null = child; n && n !== this.host; n = treeParent(n)) {
-        if (n instanceof ShadowRoot) this.#under.get(n.host)?.forEach((c) => candidates.add(c));
+      const resend = new Set(this.#files.get(child));
+      for (let n: Node | null = child; n && n !== host; n = treeParent(n)) {
+        if (n instanceof ShadowRoot) this.#files.get(n.host)?.forEach((c) => resend.add(c));
       }
-      for (const callback of candidates) {
+      for (const callback of resend) {
         const consumer = this.subscriptions.get(callback)?.consumerHost;
-        if (consumer && consumer !== child && inside(consumer, child)) {
-          consumer.dispatchEvent(new ContextEvent(viewContext, consumer, callback, true));
-        }
+        consumer?.dispatchEvent(new ContextEvent(viewContext, consumer, callback, true));
       }
     };
     host.addEventListener('context-provider', this.onProviderRequest);
@@ -85,36 +81,25 @@ export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElem
 
   override addCallback(callback: ViewCallback, consumerHost: Element, subscribe?: boolean): void {
     if (subscribe && !this.subscriptions.has(callback)) {
-      const filed: Node[] = [];
+      const filed: Set<ViewCallback>[] = [];
       for (let n: Node = consumerHost, p = treeParent(n); p && p !== this.host; n = p, p = treeParent(n)) {
-        if (n.parentNode === p && SHADOW_HOSTS.test((p as Element).localName)) {
-          let set = this.#under.get(p);
-          if (!set) this.#under.set(p, (set = new Set()));
-          set.add(callback);
-          filed.push(p);
+        if (n.parentNode === p && ((p as Element).shadowRoot || (p as Element).localName?.includes('-'))) {
+          let file = this.#files.get(p);
+          if (!file) this.#files.set(p, (file = new Set()));
+          filed.push(file.add(callback));
         }
       }
-      // lit's record, with a disposer that also takes the subscriber out of the files.
+      // lit's record, with a disposer that also takes the subscriber out of its files.
       this.subscriptions.set(callback, {
         consumerHost,
         disposer: () => {
           this.subscriptions.delete(callback);
-          for (const n of filed) {
-            const set = this.#under.get(n)!;
-            set.delete(callback);
-            if (!set.size) this.#under.delete(n);
-          }
+          for (const file of filed) file.delete(callback);
         },
       });
     }
     super.addCallback(callback, consumerHost, subscribe);
   }
-}
-
-/** Whether `node` sits inside `ancestor` along the path events travel (slots, shadow roots). */
-function inside(node: Node, ancestor: Node): boolean {
-  for (let n: Node | null = node; n; n = eventParent(n)) if (n === ancestor) return true;
-  return false;
 }
 
 const ROOT = Symbol.for('agent-surface-kit/context-root');

@@ -5,8 +5,7 @@
  */
 function composedChain(node: Node): Node[] {
   const chain: Node[] = [];
-  for (let n: Node | null = node; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null))
-    chain.push(n);
+  for (let n: Node | null = node; n; n = treeParent(n)) chain.push(n);
   return chain.reverse();
 }
 
@@ -29,5 +28,10 @@ export function compareTreeOrder(a: Node, b: Node): number {
 
 /** The next node up the path a (composed) event or context request travels: into assigned slots, out of shadow roots. */
 export function eventParent(n: Node): Node | null {
-  return (n as Element).assignedSlot ?? n.parentNode ?? (n instanceof ShadowRoot ? n.host : null);
+  return (n as Element).assignedSlot ?? treeParent(n);
+}
+
+/** The next node up the shadow-including tree: the parent, or a shadow root's host (never through slots). */
+export function treeParent(n: Node): Node | null {
+  return n.parentNode ?? (n instanceof ShadowRoot ? n.host : null);
 }
