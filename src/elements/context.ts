@@ -41,7 +41,7 @@ type ViewCallback = ContextCallback<AgentViewContextValue | undefined>;
 
 /**
  * The answer "no view here" to the view requests that reach `<agent-surface>` (capabilities outside
- * any view stop there) and the document's body (views and capabilities outside any surface), so no
+ * any view stop there) and the document's root element (views and capabilities outside any surface), so no
  * view request waits at the document's ContextRoot, which would replay every waiting one each time
  * any view connects.
  *
@@ -50,11 +50,11 @@ type ViewCallback = ContextCallback<AgentViewContextValue | undefined>;
  * view would re-check every earlier one. A subscriber can come to sit inside a new provider only if
  * it is in the provider's subtree, or is a light child of an element whose shadow root holds the
  * provider (a slot). So subscribers are filed under the elements on their way up that can hold such a
- * root (custom elements, and any element with an open one; a closed root on a built-in element, which
- * no component library makes, is not followed), and a new provider re-sends the requests filed under itself and under the hosts of the
- * shadow roots it sits in: the cost follows what can change, not the size of the page. (A subscriber
- * changes place only by a move, which disconnects it and ends its subscription; a request re-sent to
- * one that stays outside comes back here and changes nothing.)
+ * root (custom elements, and elements that have an open one), and a new provider re-sends the
+ * requests filed under itself and under the hosts of the shadow roots it sits in: the cost follows
+ * what can change, not the size of the page. A subscriber changes place only by a move, which
+ * disconnects it and ends its subscription; a request re-sent to one that stays outside comes back
+ * here and changes nothing.
  */
 export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElement & ReactiveControllerHost> {
   // Weak keys: an element that leaves the page takes its (by then empty) file with it.
@@ -103,17 +103,18 @@ export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElem
 }
 
 const ROOT = Symbol.for('agent-surface-kit/context-root');
-const BODY = Symbol.for('agent-surface-kit/no-view-body');
 
 /**
  * Attaches one `ContextRoot` to the document (once per page, shared by every copy of the kit). It
  * keeps the requests of elements that upgrade before their provider and replays them when the
- * provider appears: what lets the tags be defined in any order. View requests stop before it, at a
- * NoViewProvider on the body (attached once there is one). Consumers call it before requesting.
+ * provider appears: what lets the tags be defined in any order. View requests never reach it: a
+ * NoViewProvider on the root element answers them first. Consumers call it before requesting.
  */
 export function ensureContextRoot(document: Document): void {
-  const holder = globalThis as { [ROOT]?: ContextRoot; [BODY]?: HTMLElement };
-  if (!holder[ROOT]) (holder[ROOT] = new ContextRoot()).attach(document.documentElement);
-  const body = document.body;
-  if (body && holder[BODY] !== body) new NoViewProvider((holder[BODY] = body));
+  const holder = globalThis as { [ROOT]?: ContextRoot };
+  if (!holder[ROOT]) {
+    new NoViewProvider(document.documentElement);
+    // On the document, above the root element, where the view requests and providers stopped.
+    (holder[ROOT] = new ContextRoot()).attach(document as unknown as HTMLElement);
+  }
 }
