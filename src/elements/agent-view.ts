@@ -1,6 +1,6 @@
 import { ContextConsumer, ContextProvider } from '@lit/context';
 import { ReactiveElement, unsafeCSS } from '@lit/reactive-element';
-import { issueError, DEV_MODE, issueWarning } from '../core/dev.js';
+import { DEV_MODE, issueError, issueWarning } from '../core/dev.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { compareTreeOrder } from './tree-order.js';
