@@ -44,6 +44,18 @@ import type {
  */
 export const REPORTS_OWN_REFUSALS = Symbol.for('agent-surface-kit/reports-own-refusals');
 
+/**
+ * A key in `register()` options from markup (`<agent-capability>`): whether the registration has no
+ * behaviour the page's script set, asked when a registration from script claims the same
+ * (capability, instance), which then takes its place; `displaced` tells the element. A copy in
+ * markup so never keeps the page's own script registration out by arriving first.
+ */
+export const YIELDS_TO_SCRIPT = Symbol.for('agent-surface-kit/yields-to-script');
+export interface YieldsToScript {
+  yields(): boolean;
+  displaced(): void;
+}
+
 /** The defaults of `RegistryLimits` (DESIGN section 3). */
 export const DEFAULT_LIMITS: Readonly<Required<RegistryLimits>> = Object.freeze({
   confirmationTtlMs: 120_000,
@@ -111,6 +123,8 @@ export class Registration implements SerialSlot {
   // SerialSlot
   running = false;
   waiting?: QueueWaiter<unknown>[];
+  /** Set for markup registrations (see `YIELDS_TO_SCRIPT`). */
+  yielding: YieldsToScript | undefined;
   #descriptor: CapabilityDescriptor | undefined;
 
   constructor(
@@ -431,7 +445,12 @@ export class RegistryCore {
 
     let slot = this.slots.get(id);
     const existing = slot?.instances.get(instanceId);
-    if (existing !== undefined) {
+    const yielding = (options as { [YIELDS_TO_SCRIPT]?: YieldsToScript })[YIELDS_TO_SCRIPT];
+    if (existing?.yielding?.yields() && !yielding) {
+      this.unregister(existing);
+      existing.yielding.displaced();
+      slot = this.slots.get(id);
+    } else if (existing !== undefined) {
       this.#refuse(
         {
           code: 'DUPLICATE_REGISTRATION',
@@ -455,6 +474,7 @@ export class RegistryCore {
       initialState,
       this.#touch(),
     );
+    registration.yielding = yielding;
     if (slot === undefined) this.slots.set(id, (slot = { instances: new Map(), only: undefined }));
     slot.instances.set(instanceId, registration);
     slot.only = slot.instances.size === 1 ? registration : undefined;

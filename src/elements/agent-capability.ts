@@ -18,7 +18,7 @@ import type {
 import { ensureContextRoot, registryContext, viewContext } from './context.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
-import { REPORTS_OWN_REFUSALS } from '../core/registry-core.js';
+import { REPORTS_OWN_REFUSALS, YIELDS_TO_SCRIPT } from '../core/registry-core.js';
 import { connectedCapabilities } from './settling.js';
 import { DEV_MODE } from '../core/dev.js';
 import { checkBehaviour, checkInsideSurface } from './dev-checks.js';
@@ -328,7 +328,9 @@ export class AgentCapabilityElement extends ReactiveElement {
         state,
         // This element logs a refusal itself, naming its start tag: one console error, not two.
         [REPORTS_OWN_REFUSALS]: 1,
-      } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1 },
+        // Without a behaviour set by script, a registration from script takes its place.
+        [YIELDS_TO_SCRIPT]: { yields: () => typeof this.handler !== 'function' && typeof this.read !== 'function', displaced: () => this.#displaced() },
+      } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1; [YIELDS_TO_SCRIPT]: unknown },
     };
     // Registration is two-phase across elements: every element changed in one task releases its old
     // registration, then all register, in one batch at the end of the microtask. Two capabilities
@@ -429,6 +431,24 @@ export class AgentCapabilityElement extends ReactiveElement {
     if (!error || this.#reported === error.message) return;
     this.#reported = error.message;
     this.#report(error, String(this.#claim?.desired.options.contract.id));
+  }
+
+  /** The page's script registered the same (capability, instance) itself: this declaration steps aside. */
+  #displaced(): void {
+    const current = this.#current;
+    this.#current = undefined;
+    if (!current) return;
+    // Not tried again until the declaration changes or the element reconnects.
+    this.#refusal = { registry: current.registry, key: current.key };
+    const id = current.handle.capabilityId;
+    this.#report(
+      {
+        code: 'DUPLICATE_REGISTRATION',
+        message: "the page's script registered it itself (registry.register()), and this declaration has no .handler or .read, so it is not used.",
+        details: { reason: 'conflicting-declarations', capabilityId: id, ...(current.handle.instanceId !== undefined ? { instanceId: current.handle.instanceId } : {}) },
+      },
+      id,
+    );
   }
 
   #admissible(): boolean {

@@ -145,6 +145,42 @@ describe('a copy cannot displace the original (issue 13, item 6)', () => {
   });
 });
 
+describe('a registration from script against a declaration in markup (issue 13, item 6)', () => {
+  let error: ReturnType<typeof spyConsole>;
+  beforeEach(() => {
+    resetIssuedWarnings();
+    error = spyConsole('error');
+  });
+  afterEach(() => error.restore());
+
+  it("a markup copy that arrived first steps aside for the page's own registry.register(); one with a script-set handler keeps its place", async () => {
+    const { surface, registry, refusals } = await page(`<agent-view name="devices" instance="main">${selectRows('id="copy"')}</agent-view>`);
+    expect(visibleIds(registry)).to.deep.equal(['view:devices.selectRows@main']);
+    const { contract, token } = registry.authority!.contract('view:devices.selectRows')!;
+    const calls: string[] = [];
+    const handle = registry.register({ contract, token, instanceId: 'main', handler: () => (calls.push('script'), { selected: 1 }) });
+    await settle();
+    expect(registry.snapshot({ consumer }).capabilities.map((c) => c.registrationId)).to.deep.equal([handle.registrationId]);
+    expect(registrationOf(surface.querySelector('#copy'))).to.equal(undefined);
+    expect(refusals.map((e) => [(e.target as Element).id, e.detail.error.code, e.detail.error.details?.reason])).to.deep.equal([
+      ['copy', 'DUPLICATE_REGISTRATION', 'conflicting-declarations'],
+    ]);
+    expect((await call(registry, 'main')).ok).to.equal(true);
+    expect(calls).to.deep.equal(['script']);
+    handle.unregister();
+
+    // The page's own element, given its handler by script, is not displaced: the script's second
+    // registration is refused as a duplicate instead.
+    const own = document.createElement('div');
+    own.innerHTML = `<agent-view name="devices" instance="side">${selectRows('id="own"')}</agent-view>`;
+    surface.append(own);
+    surface.querySelector<AgentCapabilityElement>('#own')!.handler = () => ({ selected: 2 });
+    await settle();
+    expect(() => registry.register({ contract, token, instanceId: 'side', handler: () => ({}) })).to.throw(/already registered/);
+    expect(registrationOf(surface.querySelector('#own'))).to.be.a('string');
+  });
+});
+
 describe('same-name views added later never renumber existing views (issue 13, item 6)', () => {
   let warn: ReturnType<typeof spyConsole>;
   beforeEach(() => {
