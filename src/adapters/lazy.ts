@@ -45,13 +45,7 @@ export function lazyAdapter<A extends AgentAdapter>(
   let off: (() => void) | undefined;
   const listeners = new Set<() => void>();
   const notify = () => {
-    for (const l of [...listeners]) {
-      try {
-        l();
-      } catch (e) {
-        console.error(e);
-      }
-    }
+    for (const l of [...listeners]) l();
   };
   const relay = () => {
     if (real?.subscribe && listeners.size && !off) off = real.subscribe(notify);
