@@ -1,7 +1,7 @@
 import { ContextConsumer } from '@lit/context';
 import { ReactiveElement } from '@lit/reactive-element';
-import { declaredContractLoaded, declaredContractReader } from './declared.js';
-import { AgentSurfaceDefinitionError, AgentSurfaceError } from '../core/errors.js';
+import { chunkUnavailable, declaredContractLoaded, declaredContractReader, elementChunk, type ElementChunk } from './declared.js';
+import { AgentSurfaceDefinitionError } from '../core/errors.js';
 import type {
   AgentSurfaceRegistry,
   CapabilityContract,
@@ -17,7 +17,7 @@ import type {
 } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext } from './context.js';
 import { elementLabel } from './element-label.js';
-import { AgentCapabilityRefusedEvent, AgentInvokeEvent } from './events.js';
+import { AgentCapabilityRefusedEvent } from './events.js';
 import { REPORTS_OWN_REFUSALS, YIELDS_TO_SCRIPT } from '../core/registry-core.js';
 import { connectedCapabilities } from './settling.js';
 import { DEV_MODE } from '../core/dev.js';
@@ -538,53 +538,11 @@ export class AgentCapabilityElement extends ReactiveElement {
   #read = (ctx: InvocationContext, input: JsonObject): unknown =>
     this.read ? this.read(ctx, input) : this.#dispatchInvoke('observation', input ?? {}, ctx);
 
+  /** Fires `agent-invoke` (invoke-event.ts, in the lazy chunk that reads markup: see declared.ts). */
   #dispatchInvoke(kind: CapabilityKind, input: JsonObject, ctx: InvocationContext): unknown {
     const capabilityId = this.#current?.handle.capabilityId ?? '';
-    let response: { value: unknown } | undefined;
-    let open = true;
-    // A listener's exception does not reach dispatchEvent's caller: the browser reports it to the
-    // window, synchronously, during dispatch. Catch that report to tell "a listener threw" from "nobody answered".
-    let thrown: { error: unknown } | undefined;
-    const onError = (e: ErrorEvent) => {
-      thrown ??= { error: e.error ?? e.message };
-      e.preventDefault(); // reported below, with the element it is about
-    };
-    const win = this.ownerDocument.defaultView;
-    win?.addEventListener('error', onError);
-    try {
-      this.dispatchEvent(
-        new AgentInvokeEvent({
-          capabilityId,
-          ...(ctx.instanceId !== undefined ? { instanceId: ctx.instanceId } : {}),
-          kind,
-          input,
-          invocationId: ctx.invocationId,
-          consumer: ctx.consumer,
-          signal: ctx.signal,
-          respondWith(value: unknown) {
-            // Too late (the listener returned) or a second answer: one rule, one message.
-            if (!open || response) throw new Error('agent-invoke: call respondWith() once, synchronously, inside the listener');
-            response = { value };
-          },
-        }),
-      );
-    } finally {
-      win?.removeEventListener('error', onError);
-    }
-    open = false;
-    // An AgentSurfaceError is the listener's chosen answer (its code reaches the agent); anything else is a bug.
-    if (thrown?.error instanceof AgentSurfaceError && !response) throw thrown.error;
-    if (thrown) {
-      console.error(`[agent-surface-kit LISTENER_THREW] agent-invoke listener of ${elementLabel(this)}:`, thrown.error);
-      // The agent gets EXECUTION_FAILED without the listener's message (any non-kit error does).
-      if (!response) throw thrown.error;
-    }
-    if (!response) {
-      throw new AgentSurfaceError('EXECUTION_FAILED', `Nothing on the page answered ${capabilityId || 'this capability'}.`, {
-        details: { reason: 'no-handler' },
-      });
-    }
-    return response.value;
+    const go = (m: ElementChunk) => m.dispatchInvoke(this, capabilityId, kind, input, ctx);
+    return elementChunk.module ? go(elementChunk.module) : elementChunk.load().then(go, chunkUnavailable);
   }
 }
 

@@ -11,6 +11,9 @@ import {
   type DeclarationResult,
 } from '../core/declaration.js';
 
+// The other part of <agent-capability> that can wait: answering a call with agent-invoke.
+export { dispatchInvoke } from './invoke-event.js';
+
 export function declaredContract(element: Element, placementView: string | null): DeclarationResult {
   const attr = (name: string) => element.getAttribute(name);
   const texts = schemaTextsFromScripts(
