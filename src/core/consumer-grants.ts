@@ -17,6 +17,12 @@ export interface ConsumerGrant {
   consumer?: string;
   /** The tool-name prefix; when set, markup must ask for this one or none. */
   prefix?: string;
+  /**
+   * WebMCP only: origins whose frames may see the tools (`<agent-webmcp exposed-to>`). Markup may
+   * list these or fewer; without the attribute the projection uses this list. Not granted, markup
+   * cannot open the tools to any other origin.
+   */
+  exposedTo?: readonly string[];
 }
 
 /** Grants by projection: `webmcp`, `chat`, or any name a projection checks for. `true` grants the defaults. */

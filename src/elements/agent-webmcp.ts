@@ -27,6 +27,7 @@ export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error' | 'refused';
  * @attr {string} prefix - Prepended to every tool name, to keep clear of other scripts' tools.
  * @prop {string | undefined} toolPrefix - See `prefix`.
  * @attr {string} consumer - The consumer id the calls carry (kind `webmcp`). Default `webmcp`.
+ * @attr {string} exposed-to - Origins (comma- or space-separated, `https://…` or localhost) whose frames in this page may see and call the tools (the draft's `exposedTo`). Must be granted (`surface.consumers = { webmcp: { exposedTo: [...] } }`) unless script called `enable()`. Where the host refuses it, the tools register for this document only and `agent-webmcp-exposed-to-refused` says so.
  * @attr {number} confirmation-ttl - Milliseconds a call waits for a person's decision. Default 120000.
  * @attr {string} status - Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped`, `refused` or `error`.
  * @prop {AgentSurfaceRegistry | undefined} registry - A registry to expose instead of the nearest `<agent-surface>`'s.
@@ -35,6 +36,7 @@ export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error' | 'refused';
  * @prop {Function | undefined} confirm - Opt-in confirmation UI for older hosts with `requestUserInteraction`.
  *
  * @fires {AgentWebMcpConflictEvent} agent-webmcp-conflict - The host refused a tool name; `detail` says which and why.
+ * @fires {AgentWebMcpExposedToRefusedEvent} agent-webmcp-exposed-to-refused - The host refused `exposed-to` (the @mcp-b polyfill, an older preview, an origin that is not potentially trustworthy): the tools are this document's only; `detail: { exposedTo, errorName, message }`.
  */
 export class AgentWebMcpElement extends ReactiveElement {
   // A constant: `unsafeCSS` (not the `css` tag) keeps lit's template-checking tag out of the entry.
@@ -43,6 +45,7 @@ export class AgentWebMcpElement extends ReactiveElement {
   static override properties = {
     scope: {},
     toolPrefix: { attribute: 'prefix' },
+    exposedTo: { attribute: 'exposed-to' },
     consumer: {},
     confirmationTtl: { type: Number, attribute: 'confirmation-ttl' },
     status: { reflect: true },
@@ -58,6 +61,8 @@ export class AgentWebMcpElement extends ReactiveElement {
   declare toolPrefix: string | undefined;
   /** The consumer id the calls carry (kind `webmcp`). Default `webmcp`. */
   declare consumer: string | undefined;
+  /** Origins (comma- or space-separated) whose frames may see the tools; only granted ones (reflects `exposed-to`). */
+  declare exposedTo: string | undefined;
   /** Milliseconds a call waits for a person's decision. Default 120000. */
   declare confirmationTtl: number | undefined;
   /** Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped`, `refused` or `error`. */
@@ -136,7 +141,7 @@ export class AgentWebMcpElement extends ReactiveElement {
     const registry = this.registry ?? this.#context.value;
     this.#reconfigure(
       this.isConnected && registry
-        ? [registry, this.scope ?? '', this.toolPrefix ?? '', this.consumer ?? '', this.confirmationTtl, this.modelContext, this.exposeCapability, this.confirm, this.#enabled, consumerGrantsOf(registry)]
+        ? [registry, this.scope ?? '', this.toolPrefix ?? '', this.exposedTo ?? '', this.consumer ?? '', this.confirmationTtl, this.modelContext, this.exposeCapability, this.confirm, this.#enabled, consumerGrantsOf(registry)]
         : undefined,
     );
   }

@@ -6,7 +6,7 @@ export { AgentCapabilityElement } from './agent-capability.js';
 export { AgentConfirmElement } from './agent-confirm.js';
 export { allowFramedApprovals } from './approval-config.js';
 export { AgentWebMcpElement, type AgentWebMcpStatus } from './agent-webmcp.js';
-export { AgentWebMcpConflictEvent } from '../webmcp/events.js';
+export { AgentWebMcpConflictEvent, AgentWebMcpExposedToRefusedEvent } from '../webmcp/events.js';
 export { registryContext, viewContext, type AgentViewContextValue } from './context.js';
 export {
   AgentCapabilityRefusedEvent,

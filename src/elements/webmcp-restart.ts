@@ -5,6 +5,7 @@
  * `src/webmcp`, never back.
  */
 import { checkConsumerGrant } from '../core/consumer-grant-check.js';
+import { checkExposedToGrant } from '../core/exposed-to-grant.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { createWebMcpAdapter } from '../webmcp/adapter.js';
 import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpAdapterStatus } from '../webmcp/types.js';
@@ -16,6 +17,7 @@ export interface AgentWebMcpHost extends EventTarget {
   readonly enabled: boolean;
   readonly scope: string | undefined;
   readonly toolPrefix: string | undefined;
+  readonly exposedTo: string | undefined;
   readonly consumer: string | undefined;
   readonly confirmationTtl: number | undefined;
   readonly modelContext: WebMcpAdapterOptions['modelContext'];
@@ -50,6 +52,8 @@ export async function restartAgentWebMcp(
   // Markup declares, script grants (core/consumer-grants.ts): without a grant or enable(), nothing runs.
   let consumer = el.consumer || 'webmcp';
   let prefix = el.toolPrefix;
+  // `exposed-to="https://a.example, https://b.example"` or space-separated.
+  let exposedTo: string[] | undefined = el.exposedTo ? el.exposedTo.split(/[\s,]+/).filter(Boolean) : undefined;
   if (!el.enabled) {
     const verdict = checkConsumerGrant(registry, 'webmcp', { consumer: el.consumer, prefix: el.toolPrefix }, 'webmcp');
     if (!verdict.ok) {
@@ -59,9 +63,18 @@ export async function restartAgentWebMcp(
     }
     consumer = verdict.consumer;
     prefix = verdict.prefix;
+    // Opening the tools to another origin's frames is reach too: only origins the grant lists.
+    const exposure = checkExposedToGrant(registry, 'webmcp', exposedTo);
+    if (!exposure.ok) {
+      console.error(`[agent-surface-kit WEBMCP_NOT_GRANTED] <agent-webmcp> publishes nothing: ${exposure.message}.`);
+      el.status = 'refused';
+      return;
+    }
+    exposedTo = exposure.exposedTo;
   }
   const options: WebMcpAdapterOptions = { eventTarget: el };
   if (prefix) options.prefix = prefix;
+  if (exposedTo?.length) options.exposedTo = exposedTo.slice(0, 32);
   if (el.confirmationTtl != null) options.confirmationTtlMs = el.confirmationTtl;
   if (el.modelContext !== undefined) options.modelContext = el.modelContext;
   if (el.exposeCapability) options.exposeCapability = el.exposeCapability;

@@ -1,7 +1,7 @@
 // Generated from custom-elements.json by scripts/jsx-types.mjs (`npm run jsx`). Do not edit:
 // `npm run check` fails when this file is not what the script writes.
 import type { AgentChatElement } from '../chat/index.js';
-import type { AgentCapabilityElement, AgentCapabilityRefusedEvent, AgentConfirmElement, AgentConfirmationEvent, AgentInvocationEvent, AgentInvokeEvent, AgentSurfaceChangedEvent, AgentSurfaceElement, AgentViewElement, AgentWebMcpConflictEvent, AgentWebMcpElement } from '../elements/index.js';
+import type { AgentCapabilityElement, AgentCapabilityRefusedEvent, AgentConfirmElement, AgentConfirmationEvent, AgentInvocationEvent, AgentInvokeEvent, AgentSurfaceChangedEvent, AgentSurfaceElement, AgentViewElement, AgentWebMcpConflictEvent, AgentWebMcpElement, AgentWebMcpExposedToRefusedEvent } from '../elements/index.js';
 
 /** `<agent-capability>`: what a framework may set on it and listen to. */
 export interface AgentCapabilityTag {
@@ -91,11 +91,13 @@ export interface AgentViewTag {
 export interface AgentWebmcpTag {
   element: AgentWebMcpElement;
   /** Public, writable properties (a framework sets them as properties). */
-  properties: Partial<Pick<AgentWebMcpElement, 'scope' | 'toolPrefix' | 'consumer' | 'confirmationTtl' | 'status' | 'registry' | 'modelContext' | 'exposeCapability' | 'confirm'>>;
+  properties: Partial<Pick<AgentWebMcpElement, 'scope' | 'toolPrefix' | 'consumer' | 'exposedTo' | 'confirmationTtl' | 'status' | 'registry' | 'modelContext' | 'exposeCapability' | 'confirm'>>;
   /** Attributes that no property of the same name covers. */
   attributes: {
     /** See `prefix`. */
     'prefix'?: string;
+    /** Origins (comma- or space-separated) whose frames may see the tools; only granted ones (reflects `exposed-to`). */
+    'exposed-to'?: string;
     /** Milliseconds a call waits for a person's decision. Default 120000. */
     'confirmation-ttl'?: number | string;
   };
@@ -103,6 +105,8 @@ export interface AgentWebmcpTag {
   events: {
     /** The host refused a tool name; `detail` says which and why. */
     'agent-webmcp-conflict': AgentWebMcpConflictEvent;
+    /** The host refused `exposed-to` (the @mcp-b polyfill, an older preview, an origin that is not potentially trustworthy): the tools are this document's only; `detail: { exposedTo, errorName, message }`. */
+    'agent-webmcp-exposed-to-refused': AgentWebMcpExposedToRefusedEvent;
   };
 }
 

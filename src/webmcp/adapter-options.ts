@@ -24,7 +24,13 @@ export function validateAdapterOptions(options: WebMcpAdapterOptions): void {
   if (ttl !== undefined && !(typeof ttl === 'number' && ttl > 0 && ttl < Infinity)) {
     fail('confirmationTtlMs must be a positive number of milliseconds');
   }
-  for (const hook of ['exposeCapability', 'confirm', 'onConflict'] as const) {
+  const { exposedTo } = options;
+  // Which origins are acceptable is the host's call (it refuses, and the adapter says so); the
+  // shape is ours to check.
+  if (exposedTo !== undefined && !(Array.isArray(exposedTo) && exposedTo.length <= 32 && exposedTo.every((o) => typeof o === 'string' && o !== ''))) {
+    fail('exposedTo must be an array of up to 32 origin strings');
+  }
+  for (const hook of ['exposeCapability', 'confirm', 'onConflict', 'onExposedToRefused'] as const) {
     if (options[hook] !== undefined && typeof options[hook] !== 'function') fail(`${hook} must be a function`);
   }
   if (modelContext != null && !modelContextShape(modelContext)) {

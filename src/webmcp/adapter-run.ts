@@ -23,7 +23,7 @@ import type {
 import { WIRE_NAME_MAX_LENGTH, assignWireNames, encodeWireName, wireHash } from '../core/wire-names.js';
 import { DEFAULT_CONFIRMATION_TTL_MS } from './adapter-options.js';
 import { annotationsFor, type ContractHints } from './annotations.js';
-import { AgentWebMcpConflictEvent } from './events.js';
+import { AgentWebMcpConflictEvent, AgentWebMcpExposedToRefusedEvent } from './events.js';
 import { createToolSync, type HostRefusal, type ToolSpec, type ToolSync } from './host-sync.js';
 import type {
   ModelContextExecuteOptions,
@@ -32,6 +32,7 @@ import type {
   ModelContextTool,
   WebMcpAdapterOptions,
   WebMcpConflict,
+  WebMcpExposedToRefusal,
 } from './types.js';
 
 const NO_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false }) as JsonSchema;
@@ -182,6 +183,29 @@ export function createAdapterRun(
       // A listener's failure must not stop the other tools from registering.
       queueMicrotask(() => {
         throw error;
+      });
+    }
+  }
+
+  /** Said once per start: the host refused `exposedTo`, so the tools are this document's only. */
+  function reportExposedTo(error: unknown): void {
+    const e = error as { name?: unknown; message?: unknown } | undefined;
+    const refusal: WebMcpExposedToRefusal = {
+      exposedTo: [...(options.exposedTo ?? [])],
+      errorName: typeof e?.name === 'string' ? e.name : 'Error',
+      message: typeof e?.message === 'string' ? e.message : String(error),
+    };
+    console.error(
+      `[agent-surface-kit WEBMCP_EXPOSED_TO_REFUSED] The WebMCP host refused exposedTo ${JSON.stringify(refusal.exposedTo)}: ` +
+        `${refusal.errorName}: ${endSentence(refusal.message)} The tools are registered for this document only; frames of those origins do not see them.`,
+    );
+    const target = options.eventTarget ?? (globalThis as { window?: EventTarget }).window;
+    try {
+      target?.dispatchEvent(new AgentWebMcpExposedToRefusedEvent(refusal));
+      options.onExposedToRefused?.(refusal);
+    } catch (listenerError) {
+      queueMicrotask(() => {
+        throw listenerError;
       });
     }
   }
@@ -425,7 +449,10 @@ export function createAdapterRun(
     registry: host.registry,
     consumer: { id: consumer.id, kind: consumer.kind },
     scope: host.scope && host.scope.length ? [...host.scope] : undefined,
-    sync: createToolSync(modelContext, shape, { onRefused: report }),
+    sync: createToolSync(modelContext, shape, {
+      onRefused: report,
+      ...(options.exposedTo ? { exposedTo: options.exposedTo, onExposedToRefused: reportExposedTo } : {}),
+    }),
     stopped: new AbortController(),
     projections: new Map(),
     surfaceVersion: undefined,

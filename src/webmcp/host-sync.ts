@@ -19,6 +19,10 @@ export interface HostRefusal {
 
 export interface ToolSyncOptions {
   onRefused(refusal: HostRefusal): void;
+  /** Origins passed as `registerTool`'s `exposedTo` (the current shape has it; others cannot take it). */
+  exposedTo?: readonly string[];
+  /** The host would not take `exposedTo`: called once, after which tools register without it. */
+  onExposedToRefused?(error: unknown): void;
 }
 
 interface HostEntry {
@@ -44,6 +48,19 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
   // Specs the host refused: not retried until the capability changes (a new spec object).
   const refused = new Map<string, ToolSpec>();
   let pumping: Promise<void> | undefined;
+  /** `exposedTo` while the host takes it; dropped (once, said so) when it refuses it. */
+  let exposedTo = options.exposedTo?.length ? [...options.exposedTo] : undefined;
+
+  function dropExposedTo(error: unknown): void {
+    if (!exposedTo) return;
+    exposedTo = undefined;
+    options.onExposedToRefused?.(error);
+  }
+
+  /** Older shapes have no options to carry `exposedTo`: they cannot honour it. */
+  function noOptions(): void {
+    dropExposedTo({ name: 'NotSupportedError', message: 'This WebMCP host registers tools without options (an older preview): it cannot take exposedTo' });
+  }
 
   async function removeFromHost(name: string, entry: HostEntry): Promise<void> {
     onHost.delete(name);
@@ -60,10 +77,22 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
 
   async function addToHost(name: string, spec: ToolSpec): Promise<void> {
     refused.delete(name);
-    const controller = shape === 'current' ? new AbortController() : undefined;
+    let controller = shape === 'current' ? new AbortController() : undefined;
     try {
-      if (controller) await modelContext.registerTool!(spec.tool, { signal: controller.signal });
-      else await modelContext.registerTool!(spec.tool);
+      if (!controller) {
+        noOptions();
+        await modelContext.registerTool!(spec.tool);
+      } else if (exposedTo) {
+        try {
+          await modelContext.registerTool!(spec.tool, { signal: controller.signal, exposedTo: [...exposedTo] });
+        } catch (error) {
+          // The host refused either `exposedTo` or the tool itself: registering without it tells which.
+          // (A tool refused both ways is reported with the second error, as any refused name is.)
+          controller = new AbortController();
+          await modelContext.registerTool!(spec.tool, { signal: controller.signal });
+          dropExposedTo(error);
+        }
+      } else await modelContext.registerTool!(spec.tool, { signal: controller.signal });
       onHost.set(name, controller ? { spec, controller } : { spec });
     } catch (error) {
       refused.set(name, spec);
@@ -81,6 +110,7 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
 
   async function stepBatch(): Promise<void> {
     dirty.clear();
+    noOptions();
     const specs = [...desired.entries()];
     try {
       if (specs.length === 0 && typeof modelContext.clearContext === 'function') await modelContext.clearContext();

@@ -5,5 +5,5 @@ export { DEFAULT_CONFIRMATION_TTL_MS, DEFAULT_WEBMCP_CONSUMER } from './adapter-
 export { createWebMcpSource } from './source.js';
 export { ToolSourceError } from './source-error.js';
 export { detectModelContext, modelContextShape } from './detect.js';
-export { AgentWebMcpConflictEvent } from './events.js';
+export { AgentWebMcpConflictEvent, AgentWebMcpExposedToRefusedEvent } from './events.js';
 export type * from './types.js';

@@ -111,6 +111,24 @@ export interface WebMcpAdapterOptions {
   eventTarget?: EventTarget;
   /** Called for every name the host refused, besides the event and the `console.error`. */
   onConflict?: (conflict: WebMcpConflict) => void;
+  /**
+   * Origins (`https://…`, or localhost) whose frames in this page may see and call the tools: the
+   * draft's `registerTool(tool, { exposedTo })`. Where the host refuses it (the @mcp-b polyfill, older
+   * previews, an origin that is not potentially trustworthy) the tools are registered for this
+   * document only, and the refusal is said once per start: a `console.error`, an
+   * `agent-webmcp-exposed-to-refused` event and `onExposedToRefused`.
+   */
+  exposedTo?: readonly string[];
+  /** Called once per start when the host refused `exposedTo`, besides the event and the `console.error`. */
+  onExposedToRefused?: (refusal: WebMcpExposedToRefusal) => void;
+}
+
+/** The host would not take `exposedTo`: the tools are registered, for this document only. */
+export interface WebMcpExposedToRefusal {
+  exposedTo: string[];
+  /** The host's error: `NotSupportedError` (the polyfill, older previews), `SecurityError` (a bad origin), … */
+  errorName: string;
+  message: string;
 }
 
 /** What `start` needs: the registry and who the agent is. */

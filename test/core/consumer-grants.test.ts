@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { checkConsumerGrant } from '../../src/core/consumer-grant-check.js';
+import { checkExposedToGrant, originOf } from '../../src/core/exposed-to-grant.js';
 import { consumerGrantsOf, grantConsumers } from '../../src/core/consumer-grants.js';
 
 describe('consumer grants', () => {
@@ -66,6 +67,39 @@ describe('consumer grants', () => {
         assert.equal(verdict.consumer, granted || 'webmcp');
         if (asked) assert.equal(asked, verdict.consumer);
         if (gp) assert.equal(verdict.prefix, gp);
+      }),
+    );
+  });
+  it('exposedTo: only granted origins, compared as origins; absent, the grant\'s list', () => {
+    const registry = {};
+    grantConsumers(registry, { webmcp: { exposedTo: ['https://a.example', 'https://b.example:8443/path'] } });
+    const ask = (exposedTo?: string[]) => checkExposedToGrant(registry, 'webmcp', exposedTo);
+    assert.deepEqual(ask(), { ok: true, exposedTo: ['https://a.example', 'https://b.example:8443'] });
+    assert.deepEqual(ask(['https://A.example/x?y']), { ok: true, exposedTo: ['https://a.example'] });
+    for (const stray of [['https://c.example'], ['https://a.example', 'http://a.example'], ['https://b.example'], ['not a url']]) {
+      const v = ask(stray);
+      assert.equal(v.ok, false, JSON.stringify(stray));
+      assert.match(!v.ok ? v.message : '', /is not an origin granted to "webmcp"/);
+    }
+    // A grant without exposedTo opens no origin: markup asking for any is refused, none asked is fine.
+    grantConsumers(registry, { webmcp: true });
+    assert.deepEqual(ask(), { ok: true, exposedTo: undefined });
+    // The identity check is unchanged by it.
+    assert.deepEqual(checkConsumerGrant(registry, 'webmcp', {}, 'webmcp'), { ok: true, consumer: 'webmcp', prefix: undefined });
+    assert.equal(ask(['https://a.example']).ok, false);
+    assert.equal(originOf('https://x.example:443/a'), 'https://x.example');
+    assert.equal(originOf('garbage'), 'garbage');
+  });
+
+  it('never lets an origin the grant does not list through (property)', () => {
+    const origin: fc.Arbitrary<string> = fc.constantFrom('https://a.example', 'https://b.example', 'http://localhost:8000', 'https://c.example', 'https://evil.example');
+    fc.assert(
+      fc.property(fc.uniqueArray(origin, { maxLength: 3 }), fc.array(origin, { minLength: 1, maxLength: 4 }), (granted, asked) => {
+        const registry = {};
+        grantConsumers(registry, { webmcp: { exposedTo: granted } });
+        const v = checkExposedToGrant(registry, 'webmcp', asked);
+        assert.equal(v.ok, asked.every((o) => granted.includes(o)));
+        if (v.ok) assert.ok(v.exposedTo!.every((o) => granted.includes(o)));
       }),
     );
   });

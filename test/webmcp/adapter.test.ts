@@ -2,8 +2,8 @@ import { aTimeout, expect, waitUntil } from '@open-wc/testing';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
 import type { CapabilityDescriptor, InvokeRequest, JsonObject } from '../../src/core/types.js';
 import { createTestSurface, type TestSurface } from '../../src/testing/index.js';
-import { AgentWebMcpConflictEvent, createWebMcpAdapter } from '../../src/webmcp/index.js';
-import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpConflict } from '../../src/webmcp/types.js';
+import { AgentWebMcpConflictEvent, AgentWebMcpExposedToRefusedEvent, createWebMcpAdapter } from '../../src/webmcp/index.js';
+import type { WebMcpAdapter, WebMcpAdapterOptions, WebMcpConflict, WebMcpExposedToRefusal } from '../../src/webmcp/types.js';
 import { BatchHost, CurrentHost, LegacyHost, content } from './fake-hosts.js';
 
 const idSchema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false };
@@ -66,6 +66,10 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     expect(() => createWebMcpAdapter({ prefix: 'bad prefix!' })).to.throw(/prefix/);
     expect(() => createWebMcpAdapter({ confirmationTtlMs: -1 })).to.throw(/confirmationTtlMs/);
     expect(() => createWebMcpAdapter({ modelContext: {} as never })).to.throw(/registerTool nor provideContext/);
+    for (const bad of ['https://a.example', [42], [''], new Array(33).fill('https://a.example')]) {
+      expect(() => createWebMcpAdapter({ exposedTo: bad as never })).to.throw(TypeError, /exposedTo must be an array/);
+    }
+    expect(() => createWebMcpAdapter({ onExposedToRefused: 'no' as never })).to.throw(/onExposedToRefused must be a function/);
   });
 
   it('rejects a start without a registry', async () => {
@@ -99,13 +103,14 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     surface.action('domain:lights.setBrightness', () => ({}), { description: 'Dim the lights.', title: 'Dim the lights' });
     surface.action('domain:export.toCSV', () => ({}), { description: 'Export as CSV.' });
     surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: 'kitchen' });
-    surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: 'kitchen.2' });
+    surface.action('view:room.heatUp', () => ({}), { description: 'Warm a room.', instanceId: `floor-2.${'x'.repeat(50)}` });
     const host = new CurrentHost();
     await started(host);
     expect(host.tool('domain_lights__setBrightness').title).to.equal('Dim the lights');
     expect(host.tool('domain_export__toCSV').title).to.equal('Export: to CSV');
     const rooms = host.names().filter((n) => n.startsWith('view_room__heatUp')).map((n) => host.tool(n).title);
-    expect(rooms.sort()).to.deep.equal(['Room: heat up ("kitchen.2")', 'Room: heat up ("kitchen")'].sort());
+    // A long instance id is cut (the tool name tells the tools apart), quoted either way.
+    expect(rooms.sort()).to.deep.equal([`Room: heat up ("floor-2.${'x'.repeat(31)}…")`, 'Room: heat up ("kitchen")'].sort());
     // Every tool is the page's own, for end-user agents: never developer tooling.
     for (const name of host.names()) expect(host.tool(name).annotations?.debugging).to.equal(false);
   });
@@ -374,6 +379,77 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     await a.start({ registry: surface.registry });
     expect(host.names()).to.include('domain_late__one');
     expect(a.status).to.equal('active');
+  });
+
+  describe('exposedTo', () => {
+    const origins = ['https://widget.example', 'http://localhost:9000'];
+    let events: WebMcpExposedToRefusal[];
+    let hooked: WebMcpExposedToRefusal[];
+    const listener = (e: Event) => events.push((e as AgentWebMcpExposedToRefusedEvent).detail);
+    beforeEach(() => {
+      events = [];
+      hooked = [];
+      window.addEventListener(AgentWebMcpExposedToRefusedEvent.eventName, listener);
+    });
+    afterEach(() => window.removeEventListener(AgentWebMcpExposedToRefusedEvent.eventName, listener));
+    const refusals = () => errors.map((e) => String(e[0])).filter((t) => t.includes('WEBMCP_EXPOSED_TO_REFUSED'));
+
+    it('is passed with every registration on a host that takes it, and nothing is said', async () => {
+      const host = new CurrentHost();
+      await started(host, { exposedTo: origins, onExposedToRefused: (r) => hooked.push(r) });
+      expect(host.names()).to.have.length(4);
+      for (const name of host.names()) expect(host.exposedTo.get(name)).to.deep.equal(origins);
+      expect([refusals(), events, hooked]).to.deep.equal([[], [], []]);
+      // Without the option, no exposedTo at all.
+      await adapter!.stop();
+      const plain = new CurrentHost();
+      await started(plain);
+      for (const name of plain.names()) expect(plain.exposedTo.get(name)).to.equal(undefined);
+    });
+
+    it('where the host refuses it, the tools register for this document only and that is said once', async () => {
+      const host = new CurrentHost();
+      host.refuseExposedTo = 'NotSupportedError';
+      await started(host, { exposedTo: origins, onExposedToRefused: (r) => hooked.push(r) });
+      expect(host.names()).to.have.length(4);
+      for (const name of host.names()) expect(host.exposedTo.get(name)).to.equal(undefined);
+      const expected = { exposedTo: origins, errorName: 'NotSupportedError', message: 'Cross-document tool exposure is not supported' };
+      expect(events).to.deep.equal([expected]);
+      expect(hooked).to.deep.equal([expected]);
+      expect(refusals()).to.have.length(1);
+      expect(refusals()[0]).to.include('https://widget.example').and.include('this document only');
+      // One refused attempt, then no more: later tools go straight without it.
+      expect(host.calls.filter((c) => c.includes('exposedTo='))).to.have.length(1);
+      surface.action('domain:late.one', () => ({}), { description: 'Late.' });
+      await waitUntil(() => host.tools.has('domain_late__one'));
+      expect(host.calls.filter((c) => c.includes('exposedTo='))).to.have.length(1);
+      expect(events).to.have.length(1);
+      expect(errors.filter((e) => String(e[0]).includes('WEBMCP_NAME_REFUSED'))).to.deep.equal([]);
+    });
+
+    it('a name refused for itself is a name refusal, not an exposedTo one', async () => {
+      const host = new CurrentHost();
+      host.foreign.add('domain_devices__list');
+      await started(host, { exposedTo: origins });
+      expect(host.names()).to.have.length(3);
+      for (const name of host.names()) expect(host.exposedTo.get(name)).to.deep.equal(origins);
+      expect(refusals()).to.deep.equal([]);
+      expect(events).to.deep.equal([]);
+      expect(errors.filter((e) => String(e[0]).includes('WEBMCP_NAME_REFUSED'))).to.have.length(1);
+    });
+
+    it('older shapes cannot carry it: registered without, said once', async () => {
+      for (const Host of [LegacyHost, BatchHost]) {
+        events = [];
+        errors.length = 0;
+        const host = new Host();
+        await started(host, { exposedTo: origins });
+        expect(host.names()).to.have.length(4);
+        expect(events.map((e) => e.errorName)).to.deep.equal(['NotSupportedError']);
+        expect(refusals()).to.have.length(1);
+        await adapter!.stop();
+      }
+    });
   });
 
   describe('stopped means stopped: an execute the host kept runs nothing', () => {

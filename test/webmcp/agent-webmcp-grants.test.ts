@@ -135,4 +135,53 @@ describe('<agent-webmcp> needs a grant from script', () => {
       grantConsumers(registry, undefined);
     }
   });
+  describe('exposed-to: opening the tools to other origins is granted by script too', () => {
+    it('an exposed-to the grant does not list is refused, on a page that granted WebMCP', async () => {
+      const surface = await page();
+      surface.consumers = { webmcp: {} };
+      const host = new CurrentHost();
+      const el = await inject(surface, 'exposed-to="https://evil.example"', host);
+      expect(el.status).to.equal('refused');
+      expect(host.calls).to.deep.equal([]);
+      expect(errors.join('\n')).to.contain('WEBMCP_NOT_GRANTED').and.contain('exposed-to "https://evil.example" is not an origin granted');
+    });
+
+    it('granted origins: the attribute may list them (any URL of the origin) or fewer; absent, the grant’s list is used', async () => {
+      const surface = await page();
+      surface.consumers = { webmcp: { exposedTo: ['https://widget.example', 'https://help.example'] } };
+      const host = new CurrentHost();
+      const el = await inject(surface, 'exposed-to="https://widget.example/chat"', host);
+      expect(el.status).to.equal('active');
+      expect(host.names()).to.have.length(2);
+      for (const name of host.names()) expect(host.exposedTo.get(name)).to.deep.equal(['https://widget.example']);
+      // One more than granted: refused.
+      el.setAttribute('exposed-to', 'https://widget.example, https://evil.example');
+      await waitUntil(() => el.status === 'refused', `status ${el.status}`);
+      expect(host.names()).to.deep.equal([]);
+      // No attribute: what the grant lists.
+      el.removeAttribute('exposed-to');
+      await waitUntil(() => el.status === 'active', `status ${el.status}`);
+      await el.settled();
+      for (const name of host.names()) expect(host.exposedTo.get(name)).to.deep.equal(['https://widget.example', 'https://help.example']);
+    });
+
+    it('enable() vouches for the attribute as written, and a host refusing it is said on the element', async () => {
+      const surface = await page();
+      const host = new CurrentHost();
+      host.refuseExposedTo = 'NotSupportedError';
+      const box = document.createElement('div');
+      box.innerHTML = '<agent-webmcp exposed-to="https://partner.example"></agent-webmcp>';
+      const el = box.querySelector('agent-webmcp')!;
+      el.modelContext = host;
+      const said: unknown[] = [];
+      el.addEventListener('agent-webmcp-exposed-to-refused', (e) => said.push(e.detail));
+      el.enable();
+      surface.append(box);
+      await waitUntil(() => el.status === 'active', `status ${el.status}`);
+      await el.settled();
+      expect(host.names()).to.have.length(2);
+      expect(said).to.deep.equal([{ exposedTo: ['https://partner.example'], errorName: 'NotSupportedError', message: 'Cross-document tool exposure is not supported' }]);
+      expect(errors.join('\n')).to.contain('WEBMCP_EXPOSED_TO_REFUSED');
+    });
+  });
 });

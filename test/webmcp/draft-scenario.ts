@@ -9,11 +9,21 @@ import { expect, waitUntil } from '@open-wc/testing';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
 import { createTestSurface, type TestSurface } from '../../src/testing/index.js';
 import { createWebMcpAdapter, createWebMcpSource } from '../../src/webmcp/index.js';
-import type { ModelContextLike, ModelContextRegisterToolOptions, ModelContextTool, RegisteredTool, ToolActivity, WebMcpAdapter } from '../../src/webmcp/types.js';
+import type {
+  ModelContextLike,
+  ModelContextRegisterToolOptions,
+  ModelContextTool,
+  RegisteredTool,
+  ToolActivity,
+  WebMcpAdapter,
+  WebMcpExposedToRefusal,
+} from '../../src/webmcp/types.js';
 import { content } from './fake-hosts.js';
 
 export interface DraftHost {
   host: () => ModelContextLike;
+  /** The error `registerTool` rejects a valid `exposedTo` with; `undefined` where it takes it. */
+  refusesExposedTo: string | undefined;
   /** The annotation keys `getTools()` lists for a tool registered with all four. */
   keptAnnotations: readonly string[];
   /** Whether the host has `ontoolactivated` / `ontoolcancel` and fires them. */
@@ -91,6 +101,33 @@ export function draftScenario(h: DraftHost): void {
       for (const key of h.keptAnnotations) expect(power.annotations![key as keyof typeof expected], key).to.equal(expected[key as keyof typeof expected]);
       expect(list.annotations!.readOnlyHint).to.equal(true);
       expect(list.annotations!.untrustedContentHint).to.equal(true);
+    });
+
+    it('passes exposedTo where the host takes it, and where it refuses registers for this document only and says so', async () => {
+      surface.action('domain:devices.rename', () => ({ renamed: true }), { description: 'Rename a device.' });
+      const errors: string[] = [];
+      const originalError = console.error;
+      console.error = (...args: unknown[]) => errors.push(String(args[0]));
+      const heard: WebMcpExposedToRefusal[] = [];
+      try {
+        // A potentially trustworthy origin: native takes it, the polyfill refuses any.
+        await start({ exposedTo: ['https://widget.example'], onExposedToRefused: (r) => heard.push(r) });
+        const name = `${prefix}domain_devices__rename`;
+        expect((await listed()).map((t) => t.name)).to.deep.equal([name]);
+        expect(content(await h.host().executeTool!(await tool(name), h.input({}))).body).to.deep.equal({ renamed: true });
+        expect(heard.map((r) => r.errorName)).to.deep.equal(h.refusesExposedTo ? [h.refusesExposedTo] : []);
+        expect(errors.filter((e) => e.includes('WEBMCP_EXPOSED_TO_REFUSED'))).to.have.length(h.refusesExposedTo ? 1 : 0);
+        await adapter!.stop();
+        // An origin that is not potentially trustworthy: both hosts refuse it (SecurityError).
+        heard.length = 0;
+        await start({ exposedTo: ['http://widget.example'], onExposedToRefused: (r) => heard.push(r) });
+        expect((await listed()).map((t) => t.name)).to.deep.equal([name]);
+        expect(heard.map((r) => r.errorName)).to.deep.equal(['SecurityError']);
+        expect(heard[0]!.exposedTo).to.deep.equal(['http://widget.example']);
+        expect(errors.filter((e) => e.includes('WEBMCP_NAME_REFUSED'))).to.deep.equal([]);
+      } finally {
+        console.error = originalError;
+      }
     });
 
     it('stopped means stopped: the kept execute answers an error result and the handler does not run', async () => {

@@ -18,6 +18,7 @@ suite('the current WebMCP draft on the @mcp-b polyfill', () => {
 
   draftScenario({
     host: () => (document as unknown as { modelContext: ModelContextLike }).modelContext,
+    refusesExposedTo: 'NotSupportedError',
     // It keeps two hints and drops consequentialHint and debugging at registration.
     keptAnnotations: ['readOnlyHint', 'untrustedContentHint'],
     activityEvents: false,

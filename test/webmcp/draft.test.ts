@@ -1,6 +1,46 @@
 import { expect } from '@open-wc/testing';
+import { createTestSurface } from '../../src/testing/index.js';
+import { createWebMcpAdapter } from '../../src/webmcp/index.js';
 import type { ModelContextLike } from '../../src/webmcp/types.js';
 import { draftScenario } from './draft-scenario.js';
+import { content } from './fake-hosts.js';
+
+/** The page's own origin under its other name (localhost ↔ 127.0.0.1): a frame of another origin. */
+function otherOrigin(): string {
+  const host = location.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1';
+  return `${location.protocol}//${host}:${location.port}`;
+}
+
+/** A frame of `otherOrigin()` allowed the `tools` feature, answering what it sees of this page's tools. */
+async function peerFrame(): Promise<{ ask(call?: string): Promise<{ names?: string[]; result?: unknown; error?: string }>; remove(): void }> {
+  const frame = document.createElement('iframe');
+  frame.allow = 'tools';
+  const ready = new Promise<void>((resolve) => {
+    window.addEventListener('message', function onMessage(event) {
+      if (event.source !== frame.contentWindow || !event.data?.ready) return;
+      window.removeEventListener('message', onMessage);
+      resolve();
+    });
+  });
+  frame.src = new URL('/test/webmcp/fixtures/exposed-peer.html', otherOrigin()).href;
+  document.body.append(frame);
+  await ready;
+  let asked = 0;
+  return {
+    ask(call?: string) {
+      const id = ++asked;
+      return new Promise((resolve) => {
+        window.addEventListener('message', function onMessage(event) {
+          if (event.source !== frame.contentWindow || event.data?.id !== id) return;
+          window.removeEventListener('message', onMessage);
+          resolve(event.data);
+        });
+        frame.contentWindow!.postMessage({ id, fromOrigins: [location.origin], call }, otherOrigin());
+      });
+    },
+    remove: () => frame.remove(),
+  };
+}
 
 // The default browser: Chromium 156 with --enable-features=WebMCP (web-test-runner.config.mjs).
 describe('the current WebMCP draft on Chromium’s native host', () => {
@@ -10,8 +50,36 @@ describe('the current WebMCP draft on Chromium’s native host', () => {
     expect('ontoolactivated' in mc! && 'ontoolcancel' in mc!).to.equal(true);
   });
 
+  it('exposedTo really opens the tools to a frame of that origin, and only those tools', async () => {
+    const surface = createTestSurface();
+    let runs = 0;
+    surface.action('domain:devices.rename', () => ({ renamed: ++runs }), { description: 'Rename a device.' });
+    const exposed = createWebMcpAdapter({ prefix: 'xo_', exposedTo: [otherOrigin()] });
+    const own = createWebMcpAdapter({ prefix: 'own_' });
+    const peer = await peerFrame();
+    try {
+      await exposed.start({ registry: surface.registry });
+      await own.start({ registry: surface.registry });
+      const seen = await peer.ask();
+      expect(seen.error).to.equal(undefined);
+      // Only the tool registered with exposedTo reaches the other origin.
+      expect(seen.names!.filter((n) => n.endsWith('domain_devices__rename')).sort()).to.deep.equal(['xo_domain_devices__rename']);
+      const called = await peer.ask('xo_domain_devices__rename');
+      expect(content(called.result).body).to.deep.equal({ renamed: 1 });
+      // After stop() the frame sees nothing of it.
+      await exposed.stop();
+      expect((await peer.ask()).names!.filter((n) => n.startsWith('xo_'))).to.deep.equal([]);
+    } finally {
+      peer.remove();
+      await exposed.stop();
+      await own.stop();
+      surface.dispose();
+    }
+  });
+
   draftScenario({
     host: () => (document as unknown as { modelContext: ModelContextLike }).modelContext,
+    refusesExposedTo: undefined,
     keptAnnotations: ['readOnlyHint', 'untrustedContentHint', 'consequentialHint', 'debugging'],
     activityEvents: true,
     executeSignal: true,

@@ -32,9 +32,16 @@ abstract class RecordingHost {
 
 /** The current draft: `registerTool(tool, { signal })` returning a Promise; abort to unregister. */
 export class CurrentHost extends RecordingHost implements ModelContextLike {
-  async registerTool(tool: ModelContextTool, options: { signal?: AbortSignal } = {}): Promise<void> {
-    this.calls.push(`register ${tool.name}`);
+  /** The `exposedTo` each registered tool was given. */
+  readonly exposedTo = new Map<string, string[] | undefined>();
+  /** Refuse any non-empty `exposedTo` as the @mcp-b polyfill does (a DOMException of this name). */
+  refuseExposedTo: string | undefined;
+
+  async registerTool(tool: ModelContextTool, options: { signal?: AbortSignal; exposedTo?: string[] } = {}): Promise<void> {
+    this.calls.push(`register ${tool.name}${options.exposedTo ? ` exposedTo=${options.exposedTo.join(',')}` : ''}`);
+    if (this.refuseExposedTo && options.exposedTo?.length) throw new DOMException('Cross-document tool exposure is not supported', this.refuseExposedTo);
     this.take(tool);
+    this.exposedTo.set(tool.name, options.exposedTo);
     options.signal?.addEventListener(
       'abort',
       () => {
