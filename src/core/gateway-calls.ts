@@ -5,6 +5,7 @@
  * `import()` of tool-execution.ts). Admission and the tool objects are in gateway.ts.
  */
 import { checkJson } from './canonical-json.js';
+import { snapshotJson } from './json-snapshot.js';
 import { errorPayload, isAgentSurfaceError } from './errors.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
 import type {
@@ -54,20 +55,24 @@ function schemaMismatch(capabilityId: string, raw: readonly ValidationIssue[]): 
   );
 }
 
-/** The registry's input rules: a missing or null input is `{}`; else a JSON object within the limits. */
-function inputProblem(input: unknown, maxBytes: number): AgentErrorPayload | undefined {
-  if (input === undefined || input === null) return undefined;
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    return errorPayload('INVALID_INPUT', 'The input must be a JSON object.', {
-      issues: [{ path: '', message: 'must be an object' }],
-    });
+/**
+ * The registry's input rules: a missing or null input is `{}`; else a JSON object within the limits,
+ * read once into a deep-frozen copy, which is all that validation and the handler ever see.
+ */
+function readInput(input: unknown, maxBytes: number): { input: JsonObject } | { error: AgentErrorPayload } {
+  if (input === undefined || input === null) return { input: {} };
+  const snap = snapshotJson(input, { maxBytes, maxDepth: MAX_INPUT_DEPTH });
+  if (snap.ok) {
+    const value = snap.value;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { input: value };
+    return {
+      error: errorPayload('INVALID_INPUT', 'The input must be a JSON object.', { issues: [{ path: '', message: 'must be an object' }] }),
+    };
   }
-  const check = checkJson(input, { maxBytes, maxDepth: MAX_INPUT_DEPTH });
-  if (check.ok) return undefined;
-  const lead = INPUT_PROBLEM_MESSAGES[check.code] ?? 'The input is not JSON';
-  const details: JsonObject = { issues: [{ path: check.path, message: check.reason }] };
-  if (check.code === 'too-large') details.maxBytes = maxBytes;
-  return errorPayload('INVALID_INPUT', `${lead}: ${check.reason} at "${check.path}".`, details);
+  const lead = INPUT_PROBLEM_MESSAGES[snap.code] ?? 'The input is not JSON';
+  const details: JsonObject = { issues: [{ path: snap.path, message: snap.reason }] };
+  if (snap.code === 'too-large') details.maxBytes = maxBytes;
+  return { error: errorPayload('INVALID_INPUT', `${lead}: ${snap.reason} at "${snap.path}".`, details) };
 }
 
 async function validate(validator: ValueValidator, value: JsonValue): Promise<ValidationIssue[] | undefined> {
@@ -84,9 +89,9 @@ export async function callGatewayTool(
   const { contract: c, surfaceVersion } = spec;
   const invocationId = callInvocationId(call);
   const fail = (error: AgentErrorPayload) => failedCall(error, invocationId, surfaceVersion);
-  const problem = inputProblem(input, spec.maxInputBytes);
-  if (problem) return fail(problem);
-  const value = (input ?? {}) as JsonObject;
+  const read = readInput(input, spec.maxInputBytes);
+  if ('error' in read) return fail(read.error);
+  const value = read.input;
   const issues = await validate(spec.validateInput, value);
   if (issues) return fail(schemaMismatch(c.id, issues));
 

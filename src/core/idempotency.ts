@@ -8,18 +8,19 @@
  * `hold` says no and the call is refused with RATE_LIMITED. No timers: age is checked on lookup.
  *
  * Entries hold the request's input snapshot: a reused key compares requests by canonical JSON only
- * then (see `sameInput`).
+ * then (see `sameInput`). An entry whose input could not be read is refused before anything awaits,
+ * so no other call ever sees it.
  */
-import { canonicalJson, checkJson } from './canonical-json.js';
-import type { AgentInvocationResult } from './types.js';
+import { canonicalJson } from './canonical-json.js';
+import type { AgentInvocationResult, JsonObject } from './types.js';
 
 export class IdempotencyEntry<R = unknown> {
   readonly consumerId: string;
   readonly invocationId: string;
   readonly capabilityId: string;
   readonly instanceId: string | undefined;
-  /** The request's input (`undefined` stands for `{}`). */
-  readonly input: unknown;
+  /** The request's input snapshot. */
+  readonly input: JsonObject | undefined;
   /** Set when the call finished; until then the entry never expires. */
   expiresAt = Infinity;
   /** Holds a slot: its handler was called. */
@@ -33,7 +34,7 @@ export class IdempotencyEntry<R = unknown> {
   /** What a replay reports in its audit event (the resolved registration). */
   registration: R | undefined = undefined;
 
-  constructor(consumerId: string, invocationId: string, capabilityId: string, instanceId: string | undefined, input: unknown) {
+  constructor(consumerId: string, invocationId: string, capabilityId: string, instanceId: string | undefined, input: JsonObject | undefined) {
     this.consumerId = consumerId;
     this.invocationId = invocationId;
     this.capabilityId = capabilityId;
@@ -133,21 +134,9 @@ export class IdempotencyStore<E extends IdempotencyEntry<unknown>> {
 }
 
 /**
- * Whether two inputs are the same JSON value. Identical references are the same; otherwise both are
- * compared by canonical JSON (key order does not matter). A value that is not JSON never equals
- * anything but itself. `undefined` and `null` stand for `{}` (a missing input).
+ * Whether two input snapshots (deep-frozen JSON copies, see `snapshotJson`) are the same JSON value:
+ * identical references are, otherwise their canonical JSON decides (key order does not matter).
  */
-export function sameInput(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  const ca = canonicalOrUndefined(a ?? {});
-  return ca !== undefined && ca === canonicalOrUndefined(b ?? {});
-}
-
-function canonicalOrUndefined(value: unknown): string | undefined {
-  if (!checkJson(value).ok) return undefined;
-  try {
-    return canonicalJson(value);
-  } catch {
-    return undefined;
-  }
+export function sameInput(a: JsonObject, b: JsonObject): boolean {
+  return a === b || canonicalJson(a) === canonicalJson(b);
 }

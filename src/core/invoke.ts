@@ -8,6 +8,7 @@
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
 import { canonicalJson, checkJson } from './canonical-json.js';
+import { snapshotJson } from './json-snapshot.js';
 import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
 import type { ConfirmationBinding } from './confirmations.js';
 import { endSentence, isSignal } from './util.js';
@@ -72,8 +73,10 @@ export class Invocation {
   signal: AbortSignal | undefined = undefined;
   /** The request's input as given (`undefined` stands for `{}`). */
   input: unknown = undefined;
-  /** The checked input the handler receives. */
+  /** The input's deep-frozen JSON copy: what policies, validation, the confirmation and the handler see. */
   args: JsonObject | undefined = undefined;
+  /** Why the input cannot be used, reported at step 6. */
+  inputFailure: AgentInvocationResult | undefined = undefined;
   reg: Registration | undefined = undefined;
   /** This call's idempotency entry: removed again unless the call becomes terminal. */
   entry: IdempotencyEntry<Registration> | undefined = undefined;
@@ -234,6 +237,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
   try {
     result = readRequest(core, inv, request);
     if (result === undefined) {
+      snapshotInput(core, inv);
       // 1. Idempotency
       const t = now();
       // Built on the first call: the store comes with this module.
@@ -243,7 +247,8 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
         if (
           previous.capabilityId !== inv.capabilityId ||
           previous.instanceId !== inv.instanceId ||
-          !sameInput(previous.input, inv.input)
+          inv.args === undefined ||
+          !sameInput(previous.input!, inv.args)
         ) {
           result = failure(
             core,
@@ -261,7 +266,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
           inv.reg = previous.registration;
         }
       } else {
-        const entry = new IdempotencyEntry<Registration>(inv.consumer!.id, inv.invocationId, inv.capabilityId, inv.instanceId, inv.input);
+        const entry = new IdempotencyEntry<Registration>(inv.consumer!.id, inv.invocationId, inv.capabilityId, inv.instanceId, inv.args);
         store.add(entry);
         inv.entry = entry;
         // 2.–5. and the shape of the input
@@ -500,8 +505,8 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
     );
   }
 
-  // The input's shape is checked before policies see it, but reported after them (step 6).
-  const shape = checkInputShape(core, inv);
+  // The input was snapshotted before policies see it; a problem with it is reported after them (step 6).
+  const shape = inv.inputFailure;
 
   // 5. Policy
   if (core.hasAuthorize) {
@@ -566,31 +571,30 @@ function authorize(core: RegistryCore, inv: Invocation, reg: Registration): Agen
   return undefined;
 }
 
-/** The input must be a JSON object within the limits; a missing (or null) input is `{}`. */
-function checkInputShape(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
+const EMPTY_INPUT: JsonObject = Object.freeze({});
+
+/**
+ * Reads the input once, into a deep-frozen JSON copy (`inv.args`): getters, proxies and later
+ * changes to the caller's object cannot make what runs differ from what was checked and approved.
+ * It must be a JSON object within the limits; a missing (or null) input is `{}`.
+ */
+function snapshotInput(core: RegistryCore, inv: Invocation): void {
   const input = inv.input;
   if (input === undefined || input === null) {
-    inv.args = {};
-    return undefined;
+    inv.args = EMPTY_INPUT;
+    return;
   }
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    return failure(core, inv, 'INVALID_INPUT', 'The input must be a JSON object.', {
-      issues: [{ path: '', message: 'must be an object' }],
-    });
+  const maxBytes = core.limits.maxInputBytes;
+  const snap = snapshotJson(input, { maxBytes, maxDepth: MAX_INPUT_DEPTH });
+  if (snap.ok) {
+    if (isObject(snap.value)) inv.args = snap.value;
+    else inv.inputFailure = failure(core, inv, 'INVALID_INPUT', 'The input must be a JSON object.', { issues: [{ path: '', message: 'must be an object' }] });
+    return;
   }
-  if (withinQuickBound(input, core.limits.maxInputBytes)) {
-    inv.args = input as JsonObject;
-    return undefined;
-  }
-  const check = checkJson(input, { maxBytes: core.limits.maxInputBytes, maxDepth: MAX_INPUT_DEPTH });
-  if (!check.ok) {
-    const details: JsonObject = { issues: [{ path: check.path, message: check.reason }] };
-    if (check.code === 'too-large') details.maxBytes = core.limits.maxInputBytes;
-    // The reason says what is wrong: "larger than 65536 bytes of JSON", "a function is not JSON", …
-    return failure(core, inv, 'INVALID_INPUT', `The input cannot be used: ${check.reason} at "${check.path}".`, details);
-  }
-  inv.args = input as JsonObject;
-  return undefined;
+  const details: JsonObject = { issues: [{ path: snap.path, message: snap.reason }] };
+  if (snap.code === 'too-large') details.maxBytes = maxBytes;
+  // The reason says what is wrong: "larger than 65536 bytes of JSON", "a function is not JSON", …
+  inv.inputFailure = failure(core, inv, 'INVALID_INPUT', `The input cannot be used: ${snap.reason} at "${snap.path}".`, details);
 }
 
 function validationFailure(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome): AgentInvocationResult | undefined {
@@ -760,7 +764,7 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
   }
   if (inv.thrown) return handlerFailure(core, inv, inv.error);
   const value = inv.value === undefined ? null : inv.value;
-  const check = withinQuickBound(value, core.limits.maxOutputBytes) ? QUICK_OK : checkJson(value, { maxBytes: core.limits.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH });
+  const check = snapshotJson(value, { maxBytes: core.limits.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH }, false);
   if (!check.ok) {
     inv.setCause(new TypeError(`The output of "${inv.capabilityId}" is not usable: ${check.reason} at "${check.path}"`));
     return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that cannot be returned.`, {
@@ -823,63 +827,6 @@ function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): Ag
     }
   }
   return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" failed while running.`, { reason: 'handler-threw' });
-}
-
-const QUICK_OK = { ok: true } as const;
-
-/**
- * A fast, conservative pre-check for the common case: true only when `value` is certainly JSON
- * (plain objects and arrays, finite numbers, no `__proto__` key, within the depth limit) and an
- * upper bound of its JSON size fits `maxBytes`. Anything else, including values near the limit,
- * goes to `checkJson`, which decides exactly and says where the problem is. No closures, no
- * allocations beyond `Object.keys`: this runs on every call.
- */
-function withinQuickBound(value: unknown, maxBytes: number): boolean {
-  try {
-    const bound = quickBound(value, 0);
-    return bound >= 0 && bound <= maxBytes;
-  } catch {
-    return false;
-  }
-}
-
-function quickBound(value: unknown, depth: number): number {
-  switch (typeof value) {
-    case 'string':
-      // Each UTF-16 unit is at most 6 bytes of JSON (`\u001f`, a lone surrogate).
-      return value.length * 6 + 2;
-    case 'number':
-      // The longest number JSON.stringify writes is 24 characters (-1.2345678901234567e-100).
-      return value - value === 0 ? 25 : -1;
-    case 'boolean':
-      return 5;
-    case 'object': {
-      if (value === null) return 4;
-      if (depth >= MAX_INPUT_DEPTH) return -1;
-      let n = 2;
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) {
-          const b = quickBound(value[i], depth + 1); // a hole reads as undefined: -1
-          if (b < 0) return -1;
-          n += b + 1;
-        }
-        return n;
-      }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return -1;
-      const keys = Object.keys(value);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i];
-        if (key === '__proto__') return -1;
-        const b = quickBound((value as Record<string, unknown>)[key], depth + 1);
-        if (b < 0) return -1;
-        n += key.length * 6 + 4 + b;
-      }
-      return n;
-    }
-    default:
-      return -1;
-  }
 }
 
 function isObject(value: unknown): value is JsonObject {

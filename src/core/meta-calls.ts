@@ -5,6 +5,7 @@
  * The tools themselves, their constant schemas and the scope syntax are in meta-tools.ts.
  */
 import { isPlainObject as isPlainJsonObject, jsonPointer, utf8Length } from './canonical-json.js';
+import { snapshotJson } from './json-snapshot.js';
 import { DEV_MODE, issueWarning } from './dev.js';
 import { errorPayload } from './errors.js';
 import {
@@ -299,6 +300,9 @@ const act: Verb = async (host, v, call) => {
 
 const VERBS: Record<MetaToolName, Verb> = { surface_discover: discover, surface_read: read, surface_act: act };
 
+/** Far above any registry's input limit; bounds the copy of a value that shares one object many times. */
+const MAX_ARGS_BYTES = 1 << 22;
+
 /** A meta tool's call: its arguments are checked against its schema before the verb sees them. */
 export async function callMetaTool(
   host: MetaHost,
@@ -306,7 +310,10 @@ export async function callMetaTool(
   args: unknown,
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
-  const checked = checkEnvelope(name, args);
+  // One read of the arguments into a frozen JSON copy: a hostile getter, proxy or cycle stops here.
+  const snap = args === undefined ? undefined : snapshotJson(args, { maxBytes: MAX_ARGS_BYTES });
+  if (snap !== undefined && !snap.ok) return fail(host, invalid([{ path: snap.path, message: snap.reason }]), call);
+  const checked = checkEnvelope(name, snap?.value);
   return checked.ok ? VERBS[name](host, checked.value, call) : fail(host, invalid(checked.issues), call);
 }
 

@@ -4,6 +4,7 @@
  * Loaded with the rest of the execution side by toolset-exec.ts (an `import()` of tool-execution.ts).
  */
 import { canonicalJson } from './canonical-json.js';
+import { snapshotJson } from './json-snapshot.js';
 import { errorPayload } from './errors.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
 import type {
@@ -153,17 +154,14 @@ export function callDirect(
   call: AgentToolCall | undefined,
 ): Promise<AgentInvocationResult> {
   const { capabilityId, instanceId, registrationId } = target.descriptor;
-  const request: CallRequest = { capabilityId, registrationId, surfaceVersion: target.version, input };
+  // Two-phase: one read of the agent's input, so that the key and the call see the same value. Input
+  // that is not JSON goes to the registry as it is, to be refused there; there is nothing to remember.
+  const snap = state.twoPhase ? snapshotJson(input ?? {}, { maxBytes: MAX_KEYED_INPUT_BYTES }) : undefined;
+  const request: CallRequest = { capabilityId, registrationId, surfaceVersion: target.version, input: snap?.ok ? snap.value : input };
   if (instanceId !== undefined) request.instanceId = instanceId;
-  return runCall(state, request, call, state.twoPhase ? callKey(name, input) : undefined);
+  // Identity of a direct call for two-phase memory: the tool and the input's canonical JSON.
+  return runCall(state, request, call, snap?.ok ? `${name}\u0000${canonicalJson(snap.value)}` : undefined);
 }
 
-/** Identity of a direct call for two-phase memory: the tool and the input's canonical JSON. */
-function callKey(toolName: string, input: unknown): string | undefined {
-  try {
-    return `${toolName}\u0000${canonicalJson(input ?? {})}`;
-  } catch {
-    // Not JSON: the registry refuses it anyway, so there is nothing to remember.
-    return undefined;
-  }
-}
+/** Far above any registry's input limit; bounds the copy of a value that shares one object many times. */
+const MAX_KEYED_INPUT_BYTES = 1 << 22;

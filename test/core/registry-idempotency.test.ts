@@ -180,15 +180,10 @@ describe('IdempotencyStore', () => {
     assert.equal(store.hold(d, false, 60_100), true, 'the expired entry gave its slot back');
   });
 
-  it('sameInput compares JSON values by canonical form', () => {
+  it('sameInput compares input snapshots by canonical form', () => {
     assert.equal(sameInput({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }), true);
-    assert.equal(sameInput(undefined, {}), true);
-    assert.equal(sameInput(null, {}), true);
     assert.equal(sameInput({ a: 1 }, { a: 2 }), false);
-    assert.equal(sameInput({ a: () => 1 }, { a: () => 1 }), false);
-    const cyclic: Record<string, unknown> = {};
-    cyclic.self = cyclic;
-    assert.equal(sameInput(cyclic, { self: {} }), false);
+    assert.equal(sameInput({ a: [] }, { a: {} }), false);
   });
 });
 
