@@ -714,7 +714,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
       core,
       inv,
       'RATE_LIMITED',
-      `This consumer's last ${idempotencyEntries} calls must stay on record so a retry cannot run them twice; retry after a delay.`,
+      `This consumer's last ${idempotencyEntries} calls must stay on record; retry after a delay.`,
       { idempotencyEntries },
     );
   }
@@ -764,7 +764,7 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
   }
   if (inv.thrown) return handlerFailure(core, inv, inv.error);
   const value = inv.value === undefined ? null : inv.value;
-  const check = snapshotJson(value, { maxBytes: core.limits.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH }, false);
+  const check = snapshotJson(value, { maxBytes: core.limits.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH });
   if (!check.ok) {
     inv.setCause(new TypeError(`The output of "${inv.capabilityId}" is not usable: ${check.reason} at "${check.path}"`));
     return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that cannot be returned.`, {

@@ -13,12 +13,12 @@ const FAIL = Symbol();
 let budget = 0;
 
 /**
- * One pass: a copy (or, without `copy`, the value itself) of a plain JSON value, FAIL for anything it
- * cannot vouch for at once. No closures and no exact byte counts (each string is charged its worst
- * case, 6 bytes a UTF-16 unit): this runs on every call. Failing early on the budget also bounds a
- * value that shares one object many times over.
+ * One pass: a deep-frozen copy of a plain JSON value, FAIL for anything it cannot vouch for at once.
+ * No closures and no exact byte counts (each string is charged its worst case, 6 bytes a UTF-16
+ * unit): this runs on every call. Failing early on the budget also bounds a value that shares one
+ * object many times over.
  */
-function pass(v: unknown, depth: number, maxDepth: number, copy: boolean): unknown {
+function pass(v: unknown, depth: number, maxDepth: number): unknown {
   switch (typeof v) {
     case 'string':
       budget -= v.length * 6 + 2;
@@ -29,35 +29,25 @@ function pass(v: unknown, depth: number, maxDepth: number, copy: boolean): unkno
       if (v - v !== 0) return FAIL;
       break;
     case 'boolean':
-      budget -= 5;
-      break;
     case 'object': {
-      if (v === null) {
-        budget -= 4;
-        break;
-      }
-      if (depth >= maxDepth || (budget -= 2) < 0) return FAIL;
+      budget -= 5;
+      if (v === null || v === true || v === false) break;
+      if (depth >= maxDepth) return FAIL;
+      let out: unknown[] | Record<string, unknown>;
       if (Array.isArray(v)) {
-        const items: unknown[] | undefined = copy ? [] : undefined;
-        for (let i = 0; i < v.length; i++) {
-          const item = i in v ? pass(v[i], depth + 1, maxDepth, copy) : FAIL;
-          if (item === FAIL || --budget < 0) return FAIL;
-          items?.push(item);
+        out = [];
+        for (let i = 0; i < v.length; i++) if ((out[i] = i in v ? pass(v[i], depth + 1, maxDepth) : FAIL) === FAIL || --budget < 0) return FAIL;
+      } else {
+        const proto = Object.getPrototypeOf(v);
+        // (A literal from another realm, such as an agent runtime in a frame, is copied into this one.)
+        if (proto !== Object.prototype && proto !== null && !isPlainObject(v as object)) return FAIL;
+        out = {};
+        for (const key of Object.keys(v as object)) {
+          budget -= key.length * 6 + 4;
+          if (key === '__proto__' || (out[key] = pass((v as Record<string, unknown>)[key], depth + 1, maxDepth)) === FAIL) return FAIL;
         }
-        return items ? Object.freeze(items) : v;
       }
-      const proto = Object.getPrototypeOf(v);
-      // (A literal from another realm, such as an agent runtime in a frame, is copied into this one.)
-      if (proto !== Object.prototype && proto !== null && !isPlainObject(v)) return FAIL;
-      const keys = Object.keys(v);
-      const fields: Record<string, unknown> | undefined = copy ? {} : undefined;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i];
-        const field = key === '__proto__' ? FAIL : pass((v as Record<string, unknown>)[key], depth + 1, maxDepth, copy);
-        if (field === FAIL || (budget -= key.length * 6 + 4) < 0) return FAIL;
-        if (fields) fields[key] = field;
-      }
-      return fields ? Object.freeze(fields) : v;
+      return budget < 0 ? FAIL : Object.freeze(out);
     }
     default:
       return FAIL;
@@ -65,11 +55,11 @@ function pass(v: unknown, depth: number, maxDepth: number, copy: boolean): unkno
   return budget < 0 ? FAIL : v;
 }
 
-function run(value: unknown, options: JsonCheckOptions, room: number, copy: boolean): unknown {
+function run(value: unknown, options: JsonCheckOptions, room: number): unknown {
   const saved = budget;
   budget = (options.maxBytes ?? Infinity) * room;
   try {
-    return pass(value, 0, options.maxDepth ?? 256, copy);
+    return pass(value, 0, options.maxDepth ?? 256);
   } catch {
     return FAIL; // a throwing read: checkJson says where
   } finally {
@@ -80,18 +70,18 @@ function run(value: unknown, options: JsonCheckOptions, room: number, copy: bool
 const CHANGED = { ok: false, path: '', code: 'unreadable', reason: 'the value changed while it was read' } as const;
 
 /**
- * A deep-frozen copy of `value` made from one read of each property (own enumerable string keys
- * only), under the rules and limits of `checkJson`. With `copy` false it only checks (`value` is then
- * the original), fast. When the quick pass cannot vouch for a value, the exact `checkJson` says what
- * is wrong; if nothing is (a size near the limit), it is copied with room for the worst-case bound
- * and the inert copy is checked exactly, in case the value changed between reads.
+ * A copy of `value` made from one read of each property (own enumerable string keys only), deep
+ * frozen, under the rules and limits of `checkJson`. When the quick pass cannot vouch for a value,
+ * the exact `checkJson` says what is wrong; if nothing is (a size near the limit), it is copied again
+ * with room for the worst-case bound, and the inert copy is checked exactly in case the value
+ * changed between reads.
  */
-export function snapshotJson(value: unknown, options: JsonCheckOptions, copy = true): { ok: true; value: JsonValue } | ({ ok: false } & JsonProblem) {
-  let quick = run(value, options, 1, copy);
+export function snapshotJson(value: unknown, options: JsonCheckOptions): { ok: true; value: JsonValue } | ({ ok: false } & JsonProblem) {
+  let quick = run(value, options, 1);
   if (quick === FAIL) {
     let check: { ok: true } | ({ ok: false } & JsonProblem) = checkJson(value, options);
     if (check.ok) {
-      quick = run(value, options, 25, copy);
+      quick = run(value, options, 25);
       check = quick === FAIL ? CHANGED : checkJson(quick, options);
     }
     if (!check.ok) return check;
