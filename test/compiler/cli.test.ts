@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { COMMANDS, expandGlob, globToRegExp, jsonErrorPosition, main, parseArgs, suggestCommand } from '../../src/compiler/cli.js';
+import { COMMANDS, expandGlob, globToRegExp, jsonErrorPosition, parseArgs, suggestCommand } from '../../src/compiler/cli.js';
+import { runCliIn } from './cli-helpers.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const cli = join(root, 'src/compiler/cli.ts');
@@ -17,23 +18,7 @@ function run(...args: string[]): { status: number | null; stdout: string; stderr
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** main() in this process (cheaper than a spawn): exit code and captured output. */
-async function runHere(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { log, error, warn } = console;
-  const cwd = process.cwd();
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = console.warn = (...a: unknown[]) => void err.push(a.join(' '));
-  process.chdir(dir);
-  try {
-    const status = await main(args);
-    return { status, stdout: out.join('\n'), stderr: err.join('\n') };
-  } finally {
-    process.chdir(cwd);
-    Object.assign(console, { log, error, warn });
-  }
-}
+const runHere = (...args: string[]) => runCliIn(dir, args);
 
 const disable = {
   id: 'domain:devices.disable',

@@ -5,25 +5,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { groupPages, main, parseArgs, usage } from '../../src/compiler/cli.js';
+import { groupPages, parseArgs, usage } from '../../src/compiler/cli.js';
+import { runCliIn } from './cli-helpers.js';
 
 let dir: string;
 
-async function runHere(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { log, error, warn } = console;
-  const cwd = process.cwd();
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = console.warn = (...a: unknown[]) => void err.push(a.join(' '));
-  process.chdir(dir);
-  try {
-    return { status: await main(args), stdout: out.join('\n'), stderr: err.join('\n') };
-  } finally {
-    process.chdir(cwd);
-    Object.assign(console, { log, error, warn });
-  }
-}
+const runHere = (...args: string[]) => runCliIn(dir, args);
 
 const capability = (name: string) =>
   `<agent-surface><agent-capability name="${name}" effect="local-state" description="Do ${name}."></agent-capability></agent-surface>\n`;
