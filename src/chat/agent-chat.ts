@@ -32,6 +32,21 @@ const STATE_LABEL: Record<ToolCallState, string> = {
   cancelled: 'Cancelled',
 };
 
+/**
+ * A call the person denied ends as an error in the contract, but the card says what happened:
+ * their answer, not a failure. The call's error text is the registry's error JSON.
+ */
+function deniedByPerson(p: AgentToolPart): boolean {
+  try {
+    const e = p.state === 'error' && JSON.parse(p.error ?? '');
+    return e.code === 'CONFIRMATION_INVALID' && e.details.reason === 'denied';
+  } catch {
+    return false; // not the registry's error JSON: some other failure
+  }
+}
+
+const stateLabel = (p: AgentToolPart): string => (deniedByPerson(p) ? 'Denied by you' : (STATE_LABEL[p.state] ?? p.state));
+
 const ERROR_TEXT: Record<AgentErrorCode, string> = {
   chat_disabled: 'The chat is turned off for this site.',
   rate_limited: 'Too many requests right now. Wait a moment, then try again.',
@@ -746,7 +761,7 @@ export class AgentChatElement extends LitElement {
           const was = this.#announced.get(p.id);
           if (was !== p.state && (p.state !== 'running' || was !== undefined)) {
             if (p.state === 'awaiting-confirmation') said.push(`Approval needed: ${p.prompt ?? p.name}`);
-            else if (p.state !== 'running') said.push(`${p.name}: ${STATE_LABEL[p.state]}`);
+            else if (p.state !== 'running') said.push(`${p.name}: ${stateLabel(p)}`);
           }
           this.#announced.set(p.id, p.state);
           if (p.agent) walk(p.agent.messages);
@@ -930,7 +945,7 @@ export class AgentChatElement extends LitElement {
       >
         <summary part="tool-summary">
           <span class="tool-name" part="tool-name">${p.name}</span>
-          <span class="tool-state" part="tool-state">${STATE_LABEL[p.state] ?? p.state}</span>
+          <span class="tool-state" part="tool-state">${stateLabel(p)}</span>
         </summary>
         ${this.#openCards.has(p.id) ? this.#renderToolBody(p, tool, output, untrusted) : nothing}
       </details>

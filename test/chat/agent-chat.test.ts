@@ -45,7 +45,7 @@ describe('<agent-chat>: end to end with the scripted agent', () => {
     await expect(chat).to.be.accessible();
   });
 
-  it('the same run denied: nothing is disabled and the card says it failed', async () => {
+  it('the same run denied: nothing is disabled and the card says the person denied it', async () => {
     const { chat, devices, registry } = await chatPage();
     chat.send('disable the offline devices');
     const deny = await activeButton(chat, 'deny');
@@ -56,7 +56,7 @@ describe('<agent-chat>: end to end with the scripted agent', () => {
     expect(registry.confirmations.list()).to.deep.equal([]);
     expect(toolStates(chat).at(-1)).to.equal('domain_devices__disable:error');
     await chat.updateComplete;
-    expect(q(chat, '[data-state="error"] [part~="tool-state"]')!.textContent).to.equal('Failed');
+    expect(q(chat, '[data-state="error"] [part~="tool-state"]')!.textContent).to.equal('Denied by you');
     expect(q(chat, '[part~="log"]')!.textContent).to.contain('not');
   });
 
