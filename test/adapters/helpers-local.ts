@@ -56,3 +56,8 @@ export async function collect(parts: AsyncIterable<AgentStreamPart>): Promise<Ag
   for await (const p of parts) out.push(p);
   return out;
 }
+
+/** Each model request the test server saw since the last reset. */
+export async function serverRequests(): Promise<Array<{ path: string; range?: string; ifRange?: string; status?: number }>> {
+  return (await fetch('/__models/requests')).json();
+}

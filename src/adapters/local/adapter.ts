@@ -144,7 +144,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     const engine = engineFor(entry);
     if (!engine) throw new Error('This model cannot run here.');
     const onDisk = entry.check?.state === 'cached';
-    set(onDisk ? 'loading' : 'downloading', 0);
+    const c = entry.check;
+    // A download that continues starts its progress at the bytes already on this device.
+    set(onDisk ? 'loading' : 'downloading', c?.state === 'needs-download' && c.kept && c.bytes ? c.kept / c.bytes : 0);
     const s = await engine.load(entry.model, {
       signal,
       progress(p) {

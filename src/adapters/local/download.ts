@@ -1,66 +1,157 @@
 /**
- * A model download into Cache Storage: streamed through a byte counter into `cache.put`, which
- * stores nothing unless every byte arrived. Loaded with the first download.
+ * A model download into Cache Storage (layout in store.ts), loaded with the first download.
+ *
+ * The body is written in parts as it arrives. When the download stops (the signal, a dropped
+ * connection), the bytes received so far are written out and recorded with the server's validator;
+ * the next download asks for the rest (`Range: bytes=N-` with `If-Range`). A 206 continues the
+ * file; a 200 (a server that ignores ranges, or a file that changed since) starts over with the
+ * new body. The whole file is checked against the expected size, and against `sha256` when the
+ * model gives one, before the model's record says it is on this device.
  */
 import { StoreError } from './store-error.js';
+import { keptBytes, partKey, readRecord, type StoredFile } from './store-file.js';
 import type { LocalModel } from './types.js';
 
+/** Bytes held in memory before they are written out as a part: what a closed tab can lose. */
+const PART = 8 << 20;
 const MB = (n: number) => `${Math.max(1, Math.round(n / 1e6))} MB`;
+const RANGE = /^bytes (\d+)-\d+\/(\d+|\*)$/;
 
-export async function download(cache: Cache, key: string, model: LocalModel, fetcher: typeof fetch, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
-  await checkQuota(model.bytes);
-  let response: Response;
+/** Forgets an unfinished download: its record and every part. */
+export async function clear(bytes: Cache, key: string): Promise<void> {
+  const prefix = partKey(key, '');
+  await Promise.all((await bytes.keys()).filter((r) => r.url === key || r.url.startsWith(prefix)).map((r) => bytes.delete(r)));
+}
+
+export async function download(
+  main: Cache,
+  bytes: Cache,
+  key: string,
+  model: LocalModel,
+  fetcher: typeof fetch,
+  signal: AbortSignal,
+  progress: (p: number) => void,
+): Promise<void> {
+  // Whatever the model's record said, it is being replaced: until this ends it is not on the device.
+  await main.delete(key);
+  let file = await readRecord(bytes, key);
+  // Continue only from parts that are all still there, named by a validator the server can check.
+  if (file && !(file.validator && (await Promise.all(file.parts.map((_, i) => bytes.match(partKey(key, i))))).every(Boolean))) file = undefined;
+  if (file && model.bytes && file.bytes !== model.bytes) file = undefined;
+  let kept = keptBytes(file);
+  // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
+  if (!(file?.bytes && kept === file.bytes)) {
+    await checkQuota(model.bytes && model.bytes - kept);
+    let response: Response;
+    let total: number | undefined;
+    for (;;) {
+      try {
+        response = await get(fetcher, key, signal, kept ? { range: `bytes=${kept}-`, 'if-range': file!.validator! } : {});
+      } catch (e) {
+        // A cross-origin server whose CORS refuses If-Range fails the request itself: ask for the
+        // whole file (the kept bytes go only once that gets an answer).
+        if (!kept || signal.aborted) throw e;
+        kept = 0;
+        file = undefined;
+        continue;
+      }
+      if (!kept) break;
+      const range = response.status === 206 && RANGE.exec(response.headers.get('content-range') ?? '');
+      if (range && Number(range[1]) === kept) {
+        if (range[2] !== '*') total = Number(range[2]);
+        break;
+      }
+      // Not the rest of the same file. A whole body (the server ignores ranges, or the file changed
+      // since) is a new start; anything else (416, a part not asked for) is asked for again whole.
+      kept = 0;
+      file = undefined;
+      if (response.status === 200) break;
+      await response.body?.cancel().catch(() => {});
+    }
+    if (!kept) await clear(bytes, key);
+    if (!response.ok || !response.body) {
+      throw new StoreError(`The model could not be downloaded: the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
+    }
+    const h = response.headers;
+    const length = Number(h.get('content-length'));
+    if (!kept && length > 0 && !h.get('content-encoding')) total = length;
+    if (model.bytes && total && total !== model.bytes) {
+      await response.body.cancel().catch(() => {});
+      await clear(bytes, key);
+      throw new StoreError(`The model file on the server is ${total} bytes, not the ${model.bytes} expected.`);
+    }
+    const expected = model.bytes ?? total;
+    await checkQuota(expected && expected - kept);
+    // If-Range needs a strong validator: a weak ETag would make every continuation a restart.
+    const etag = h.get('etag');
+    const validator = (etag && !etag.startsWith('W/') ? etag : h.get('last-modified')) || file?.validator;
+    const record: StoredFile = (file = { v: 1, ...(expected ? { bytes: expected } : {}), parts: file?.parts ?? [], ...(validator ? { validator } : {}) });
+    let received = kept;
+    let chunks: Uint8Array[] = [];
+    let buffered = 0;
+    const flush = async () => {
+      if (!buffered) return;
+      await bytes.put(partKey(key, record.parts.length), new Response(new Blob(chunks as BlobPart[])));
+      record.parts.push(buffered);
+      chunks = [];
+      buffered = 0;
+      await bytes.put(key, new Response(JSON.stringify(record)));
+    };
+    progress(expected ? received / expected : 0);
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received += value.byteLength;
+        if (expected && received > expected) throw new StoreError(`The model file is longer than the ${expected} bytes expected.`);
+        chunks.push(value);
+        buffered += value.byteLength;
+        progress(expected ? received / expected : 0);
+        if (buffered >= PART) await flush();
+      }
+      await flush();
+    } catch (e) {
+      void reader.cancel().catch(() => {});
+      // Keep what arrived, so the next download continues after it (only a file the server can name again).
+      if (e instanceof StoreError || !validator) await clear(bytes, key);
+      else await flush().catch(() => {});
+      if (signal.aborted) throw signal.reason;
+      if (e instanceof StoreError) throw e;
+      if ((e as DOMException)?.name === 'QuotaExceededError') throw quotaError(expected);
+      const at = expected ? `${MB(received)} of ${MB(expected)}` : MB(received);
+      throw new StoreError(
+        `The download stopped at ${at} (${(e as Error)?.message || 'network error'}). ${validator ? 'Try again to continue from there.' : 'Try again.'}`,
+      );
+    }
+    if (expected && received !== expected) {
+      await clear(bytes, key);
+      throw new StoreError(`The download stopped at ${received} of ${expected} bytes: the file is incomplete.`);
+    }
+    if (!expected) record.bytes = received;
+  }
+  if (model.sha256) {
+    const parts = await Promise.all(file!.parts.map(async (_, i) => (await bytes.match(partKey(key, i)))!.blob()));
+    const { sha256 } = await import('./sha256.js');
+    const hex = await sha256(new Blob(parts).stream(), signal);
+    if (hex !== model.sha256.toLowerCase()) {
+      await clear(bytes, key);
+      throw new StoreError(`The downloaded file does not match the model's sha256 (${model.sha256.slice(0, 12)}…): it changed on the server or was damaged on the way. Try again.`);
+    }
+  }
+  // The model's record is written last: only now is the model on this device. The parts stay, named by it.
+  await main.put(key, new Response(JSON.stringify(file)));
+  await bytes.delete(key);
+  progress(1);
+}
+
+async function get(fetcher: typeof fetch, key: string, signal: AbortSignal, headers: Record<string, string>): Promise<Response> {
   try {
-    response = await fetcher(key, { signal, cache: 'no-store' });
+    return await fetcher(key, { signal, cache: 'no-store', headers });
   } catch (e) {
     if (signal.aborted) throw signal.reason;
     throw new StoreError(`The model could not be downloaded (${(e as Error)?.message || 'network error'}).`);
   }
-  if (!response.ok || !response.body) {
-    throw new StoreError(`The model could not be downloaded: the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
-  }
-  const header = Number(response.headers.get('content-length'));
-  const expected = model.bytes ?? (header > 0 && !response.headers.get('content-encoding') ? header : undefined);
-  if (model.bytes && header > 0 && !response.headers.get('content-encoding') && header !== model.bytes) {
-    await response.body.cancel().catch(() => {});
-    throw new StoreError(`The model file on the server is ${header} bytes, not the ${model.bytes} expected.`);
-  }
-  await checkQuota(expected);
-  let received = 0;
-  progress(0);
-  // The body streams into the cache through a counter; a short or long file errors the stream,
-  // which makes cache.put reject without storing anything.
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        received += chunk.byteLength;
-        if (expected && received > expected) {
-          controller.error(new StoreError(`The model file is longer than the ${expected} bytes expected.`));
-          return;
-        }
-        controller.enqueue(chunk);
-        progress(expected ? received / expected : 0);
-      },
-      flush(controller) {
-        if (expected && received !== expected) {
-          controller.error(new StoreError(`The download stopped at ${received} of ${expected} bytes: the file is incomplete.`));
-        }
-      },
-    }),
-    { signal },
-  );
-  const headers = new Headers({ 'content-type': 'application/octet-stream', 'content-length': String(expected ?? '') });
-  if (!expected) headers.delete('content-length');
-  try {
-    await cache.put(key, new Response(counted, { headers }));
-  } catch (e) {
-    await cache.delete(key).catch(() => {});
-    if (signal.aborted) throw signal.reason;
-    if (e instanceof StoreError) throw e;
-    if ((e as DOMException)?.name === 'QuotaExceededError') throw quotaError(expected);
-    throw new StoreError(`The model could not be stored (${(e as Error)?.message || 'storage error'}).`);
-  }
-  progress(1);
 }
 
 async function checkQuota(bytes: number | undefined): Promise<void> {

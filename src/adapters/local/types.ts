@@ -20,6 +20,8 @@ export interface LocalModel {
   url?: string;
   /** Download size in bytes. Checked against the response: a shorter or longer file is an error. */
   bytes?: number;
+  /** SHA-256 of the file (hex), as a model hub publishes it: a downloaded file that differs is not kept. */
+  sha256?: string;
   /** `wasm` (default for a `url`): llama.cpp in WebAssembly. `webgpu`: the page's `webgpu` engine. */
   engine?: 'wasm' | 'webgpu';
   /** The adapter's default when several models can run here. */
@@ -61,7 +63,8 @@ export interface LocalSession {
 
 export type EngineCheck =
   | { state: 'unavailable'; reason: string }
-  | { state: 'needs-download'; bytes?: number }
+  /** `kept`: bytes of an unfinished download already on this device (the download continues after them). */
+  | { state: 'needs-download'; bytes?: number; kept?: number }
   /** A download is under way elsewhere (the browser's own model). */
   | { state: 'downloading'; progress: number }
   /** On this device: loading needs no network. */

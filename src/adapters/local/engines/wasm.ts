@@ -1,6 +1,6 @@
 /**
  * The WebAssembly engine as a `LocalEngine`: GGUF files from Cache Storage (downloaded on first
- * load), run by @wllama/wllama in its worker. This module is small and static; wllama itself is
+ * load, an unfinished download continued), run by @wllama/wllama in its worker. This module is small and static; wllama itself is
  * imported only when a model loads.
  */
 import { ModelStore } from '../store.js';
@@ -26,7 +26,9 @@ export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: M
         return { state: 'unavailable', reason: 'This browser cannot run WebAssembly in a worker.' };
       }
       if (!model.url) return { state: 'unavailable', reason: `Model "${model.id}" has no GGUF url.` };
-      return (await store.has(model)) ? { state: 'cached' } : { state: 'needs-download', ...(model.bytes ? { bytes: model.bytes } : {}) };
+      if (await store.has(model)) return { state: 'cached' };
+      const kept = await store.kept(model);
+      return { state: 'needs-download', ...(model.bytes ? { bytes: model.bytes } : {}), ...(kept ? { kept } : {}) };
     },
     async load(model, { signal, progress }) {
       if (!(await store.has(model))) {

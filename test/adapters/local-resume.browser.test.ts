@@ -1,0 +1,187 @@
+// Downloads that stop keep their bytes and continue: createLocalAdapter with the real WebAssembly
+// engine and the generated tiny GGUF, against a test server that answers (or ignores) Range and
+// If-Range (scripts/wtr-models.mjs).
+import { expect, waitUntil } from '@open-wc/testing';
+import { createLocalAdapter, wasmEngine, type LocalAdapter, type LocalModel } from '../../src/adapters/local/index.js';
+import type { AdapterStatus } from '../../src/chat/types.js';
+import { button, freshCacheName, modelInfo, recordStatuses, resetHits, serverRequests, settled, trustedClick, WASM_URL } from './helpers-local.js';
+
+let sizes: Record<string, number>;
+const model = (file: string, extra: Partial<LocalModel> = {}): LocalModel => ({ id: file, label: file, brief: 'The test model.', url: `/__models/${file}`, bytes: sizes['tiny.gguf'], ...extra });
+const make = (cacheName: string, m: LocalModel): LocalAdapter => createLocalAdapter({ models: [m], engine: 'wasm', wasm: { wasmUrl: WASM_URL }, cacheName, id: cacheName });
+const store = (cacheName: string) => wasmEngine({ wasmUrl: WASM_URL, cacheName }).store;
+const bytesOf = async (blob: Blob | Response | undefined) => new Uint8Array(await blob!.arrayBuffer());
+const hex = async (data: Uint8Array) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data as BufferSource)), (b) => b.toString(16).padStart(2, '0')).join('');
+const progressOf = (seen: AdapterStatus[]) => seen.filter((s) => s.state === 'downloading').map((s) => (s as { progress: number }).progress);
+
+const adapters: LocalAdapter[] = [];
+const track = (a: LocalAdapter) => (adapters.push(a), a);
+
+/** Starts a download with a real click and stops it with a second one once the held quarter has arrived. */
+async function cancelMidway(adapter: LocalAdapter, total: number): Promise<void> {
+  let controller: AbortController | undefined;
+  let prepared: Promise<void> | undefined;
+  const b = button('Download', () => {
+    if (controller) return controller.abort();
+    controller = new AbortController();
+    prepared = adapter.prepare(controller.signal);
+    prepared.catch(() => {});
+  });
+  await trustedClick(b);
+  const quarter = (total >> 2) / total;
+  await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress >= quarter, 'the first quarter never arrived', { timeout: 60000 });
+  await trustedClick(b);
+  let failure: unknown;
+  await prepared!.catch((e) => (failure = e));
+  expect((failure as DOMException).name).to.equal('AbortError');
+  b.remove();
+}
+
+describe('createLocalAdapter: a download that stops continues where it stopped (wllama, generated model)', function () {
+  (this as unknown as { timeout(ms: number): void }).timeout(120000);
+
+  before(async () => {
+    sizes = await modelInfo();
+  });
+  afterEach(async () => {
+    for (const a of adapters.splice(0)) await a.unload();
+    document.querySelectorAll('button').forEach((b) => b.remove());
+    await fetch('/__models/release');
+  });
+
+  it('cancel mid-download → needs-download, not cached, bytes kept → prepare again: a Range request, progress from the kept bytes, the whole file', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('resume.gguf');
+    const adapter = track(make(cacheName, m));
+    expect((await settled(adapter)).state).to.equal('needs-download');
+    await cancelMidway(adapter, total);
+    await waitUntil(() => adapter.status().state === 'needs-download', 'not back to needs-download');
+    expect(adapter.models()[0]!.cached).to.equal(false);
+    expect(await (await caches.open(cacheName)).keys()).to.have.length(0);
+    const kept = await store(cacheName).kept(m);
+    expect(kept).to.be.within(total >> 2, total - 1);
+    expect(await store(cacheName).has(m)).to.equal(false);
+
+    // "Reload": a new adapter on the same storage still offers the download, and it continues.
+    const again = track(make(cacheName, m));
+    expect(await settled(again)).to.deep.include({ state: 'needs-download', bytes: total });
+    expect(again.models()[0]!.cached).to.equal(false);
+    const seen = recordStatuses(again);
+    let prepared: Promise<void> | undefined;
+    await trustedClick(button('Continue', () => (prepared = again.prepare(new AbortController().signal))));
+    await waitUntil(() => prepared !== undefined, 'the click did not start prepare()');
+    await prepared;
+    expect(again.status()).to.deep.equal({ state: 'ready' });
+
+    const progress = progressOf(seen);
+    expect(progress[0]).to.equal(kept / total);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).to.be.at.least(progress[i - 1]!);
+    expect(progress.at(-1)).to.equal(1);
+    const log = await serverRequests();
+    expect(log.map((r) => [r.path, r.range, r.ifRange, r.status])).to.deep.equal([
+      ['resume.gguf', undefined, undefined, 200],
+      ['resume.gguf', `bytes=${kept}-`, '"tiny-1"', 206],
+    ]);
+    // What is stored is the server's file, byte for byte (joined from the two downloads).
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+    expect(await store(cacheName).kept(m)).to.equal(0);
+    expect(again.models()[0]!.cached).to.equal(true);
+  });
+
+  it('a dropped connection is an error that keeps the bytes; the next click continues', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('resume.gguf');
+    const adapter = track(make(cacheName, m));
+    await settled(adapter);
+    const prepared = adapter.prepare(new AbortController().signal);
+    prepared.catch(() => {});
+    await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress >= (total >> 2) / total, 'no progress', { timeout: 60000 });
+    await fetch('/__models/drop');
+    let failure: unknown;
+    await prepared.catch((e) => (failure = e));
+    const s = adapter.status() as { state: string; error: string };
+    expect(s.state).to.equal('error');
+    expect(s.error).to.match(/The download stopped at 1 MB of 1 MB .*Try again to continue from there\./);
+    expect((failure as Error).message).to.equal(s.error);
+    const kept = await store(cacheName).kept(m);
+    expect(kept).to.be.at.least(total >> 2);
+    expect(adapter.models()[0]!.cached).to.equal(false);
+
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect((await serverRequests()).at(-1)).to.deep.include({ range: `bytes=${kept}-`, status: 206 });
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+  });
+
+  it('a server that ignores Range answers 200: the download starts over cleanly', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('norange.gguf');
+    const adapter = track(make(cacheName, m));
+    await settled(adapter);
+    await cancelMidway(adapter, total);
+    const kept = await store(cacheName).kept(m);
+    expect(kept).to.be.greaterThan(0);
+
+    const seen = recordStatuses(adapter);
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    const log = await serverRequests();
+    expect(log.at(-1)).to.deep.include({ range: `bytes=${kept}-`, status: 200 });
+    // Progress starts at the kept bytes, then counts the new body from zero: nothing was appended twice.
+    const progress = progressOf(seen);
+    expect(progress[0]).to.equal(kept / total);
+    expect(progress[1]).to.equal(0);
+    expect(progress.at(-1)).to.equal(1);
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+  });
+
+  it('a file that changed on the server (If-Range no longer matches) starts over with the new file', async () => {
+    await resetHits();
+    expect(sizes['tiny-b.gguf']).to.equal(sizes['tiny.gguf']);
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('changed.gguf');
+    const adapter = track(make(cacheName, m));
+    await settled(adapter);
+    await cancelMidway(adapter, total);
+    const kept = await store(cacheName).kept(m);
+    expect(kept).to.be.greaterThan(0);
+
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect((await serverRequests()).at(-1)).to.deep.include({ range: `bytes=${kept}-`, ifRange: '"tiny-1"', status: 200 });
+    // Only the new file's bytes: none of the first version's were kept.
+    const stored = await bytesOf(await store(cacheName).blob(m));
+    expect(stored).to.deep.equal(await bytesOf(await fetch('/__models/tiny-b.gguf')));
+    expect(stored).to.not.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+  });
+
+  it('a model with a sha256 is kept only when the file matches it', async () => {
+    const file = await bytesOf(await fetch('/__models/tiny.gguf'));
+    const good = model('tiny.gguf', { sha256: (await hex(file)).toUpperCase() });
+    const cacheName = await freshCacheName();
+    const adapter = track(make(cacheName, good));
+    await settled(adapter);
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect(adapter.models()[0]!.cached).to.equal(true);
+
+    const otherCache = await freshCacheName();
+    const bad = model('tiny.gguf', { sha256: await hex(await bytesOf(await fetch('/__models/tiny-b.gguf'))) });
+    const wrong = track(make(otherCache, bad));
+    await settled(wrong);
+    await wrong.prepare().catch(() => {});
+    const s = wrong.status() as { state: string; error: string };
+    expect(s.state).to.equal('error');
+    expect(s.error).to.match(/does not match the model's sha256 \([0-9a-f]{12}…\)/);
+    expect(wrong.models()[0]!.cached).to.equal(false);
+    expect(await store(otherCache).kept(bad)).to.equal(0);
+    expect(await (await caches.open(`${otherCache}:parts`)).keys()).to.have.length(0);
+  });
+});
