@@ -1,7 +1,7 @@
 /**
  * Reads an `<agent-capability>`'s contract from its markup: the contract attributes and its schema
  * scripts, through the same declaration rules the compiler applies to the same markup, so a token the
- * compiler wrote for it matches. Loaded with `import()` by the first element that needs it (declared.ts).
+ * compiler wrote for it matches. Part of the element's lazy chunk (declared.ts).
  */
 import {
   CONTRACT_ATTRIBUTES,
@@ -10,9 +10,6 @@ import {
   type CapabilityDeclaration,
   type DeclarationResult,
 } from '../core/declaration.js';
-
-// The other part of <agent-capability> that can wait: answering a call with agent-invoke.
-export { dispatchInvoke } from './invoke-event.js';
 
 export function declaredContract(element: Element, placementView: string | null): DeclarationResult {
   const attr = (name: string) => element.getAttribute(name);

@@ -1,7 +1,7 @@
 /**
  * How an `<agent-capability>` without `.handler` / `.read` answers a call: it fires `agent-invoke` and
- * takes the listener's `respondWith` value. Only a call runs it, so it comes with the element's lazy
- * chunk (declared.ts), which a page that declares capabilities in markup has before they register.
+ * takes the listener's `respondWith` value. Part of the element's lazy chunk (declared.ts), which every
+ * capability has before it registers, so a call reaches it synchronously.
  */
 import { AgentSurfaceError } from '../core/errors.js';
 import type { CapabilityKind, InvocationContext, JsonObject } from '../core/types.js';

@@ -86,7 +86,7 @@ describe('dist/cdn/agent-surface.min.js', () => {
     }
     expect([...seen].every((u) => u.startsWith('/dist/cdn/'))).to.equal(true);
     // The walk reached the lazy chunks too, not only the entry.
-    for (const chunk of ['invoke', 'tool-execution', 'declared-contract', 'confirm-dialog', 'adapter', 'source', 'interpreter']) {
+    for (const chunk of ['invoke', 'tool-execution', 'capability-registration', 'confirm-dialog', 'adapter', 'source', 'interpreter']) {
       expect([...seen].some((u) => u.startsWith(`/dist/cdn/${chunk}-`)), chunk).to.equal(true);
     }
   });

@@ -14,7 +14,7 @@ type Surface = Reactive & { authority: AgentSurfaceAuthority | undefined; regist
 const consumer = { id: 'declared-cdn-test', kind: 'test' };
 const network = (down: boolean) => fetch(`/__chunks?down=${down ? 1 : 0}`).then((r) => r.text());
 const readerRequests = () =>
-  performance.getEntriesByType('resource').filter((e) => /\/declared-contract-[\w-]+\.min\.js$/.test(e.name)).length;
+  performance.getEntriesByType('resource').filter((e) => /\/capability-registration-[\w-]+\.min\.js/.test(e.name)).length;
 
 function capabilityIds(surface: Surface): string[] {
   return surface.registry!.snapshot({ consumer }).capabilities.map((d) => d.capabilityId);
