@@ -22,6 +22,26 @@ export default tseslint.config(
     },
   },
   {
+    // Tests wait on conditions with a safety net sized for a loaded machine (test/until.ts), not on
+    // open-wc's waitUntil, which gives up after one second by default.
+    files: ['test/**/*.ts'],
+    ignores: ['test/until.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@open-wc/testing',
+              importNames: ['waitUntil'],
+              message: 'Import waitUntil from test/until.ts: its timeout is a safety net for a loaded machine, open-wc\'s gives up after 1 s.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['scripts/**/*.mjs', 'bench/**/*.mjs', '*.config.*', 'bin/**/*.js', 'demo/**/*.js'],
     languageOptions: {
       globals: {

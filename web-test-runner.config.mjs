@@ -27,9 +27,12 @@ export default {
   files: ['test/elements/**/*.test.ts', 'test/webmcp/**/*.test.ts', 'test/chat/**/*.test.ts', 'test/adapters/**/*.browser.test.ts', 'test/browser/**/*.test.ts', '!test/**/*.node.test.ts', `!${POLYFILL_TEST_GLOB}`],
   nodeResolve: true,
   concurrency: 1,
-  testFramework: { config: { timeout: 10000 } },
-  testsFinishTimeout: 180000,
-  browserStartTimeout: 60000,
+  // Safety nets, not measures: a test waits on conditions (test/until.ts bounds each wait at 30 s),
+  // and on a loaded two-core machine running two `npm test`s at once a test that takes 200 ms
+  // when quiet can take 20 s. So a test may run 2 minutes, a file 10, a browser start 2.
+  testFramework: { config: { timeout: 120000 } },
+  testsFinishTimeout: 600000,
+  browserStartTimeout: 120000,
   middleware: [offlineChunksMiddleware(), modelsMiddleware(), chatServerMiddleware()],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins(), mainThreadTracePlugin()],
   browsers: [chromium({ webmcp: true })],

@@ -3,6 +3,7 @@
 // Arguments narrow the run: `--node-only`, `--browser-only`, or test file paths.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { preparePackedInstall } from './packed.mjs';
@@ -106,12 +107,37 @@ if (browserFiles.some((f) => f.endsWith('cdn.test.ts'))) {
     broken = true;
   }
 }
+/**
+ * A port the system has just handed out (listen on 0), for the test runner's server. Left to
+ * itself, web-test-runner asks for 8000 or the next free port, and two runs that start together
+ * both see 8000 free: the second then fails to listen. A port from the system's ephemeral range
+ * is not handed to anyone else in the moment before the runner takes it.
+ */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 if (browserFiles.length) {
   const summary = join(tmp, `wtr-summary-${process.pid}.json`);
   rmSync(summary, { force: true });
+  const port = String(await freePort());
   const result = spawnSync(
     process.execPath,
-    [join(root, 'node_modules/@web/test-runner/dist/bin.js'), '--config', 'web-test-runner.config.mjs', ...browserFiles.flatMap((f) => ['--files', f])],
+    [
+      join(root, 'node_modules/@web/test-runner/dist/bin.js'),
+      '--config',
+      'web-test-runner.config.mjs',
+      '--port',
+      port,
+      ...browserFiles.flatMap((f) => ['--files', f]),
+    ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, WTR_SUMMARY: summary } },
   );
   if (!existsSync(summary)) {

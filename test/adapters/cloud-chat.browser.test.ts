@@ -2,7 +2,8 @@
 // createChatHandler on the test server (scripts/wtr-chat-server.mjs), which calls a loopback Chat
 // Completions provider with its own key and instructions; the page runs the tools, and the
 // destructive one waits for the person's real click on Approve.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import { createCloudAdapter } from '../../src/adapters/index.js';
 import { activeButton, chatPage, q, toolStates, trustedClick } from '../chat/fixtures.js';

@@ -1,6 +1,6 @@
 // Shared pieces of the local adapter's browser tests.
 import { sendMouse } from '@web/test-runner-commands';
-import { waitUntil } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import type { AdapterStatus, AgentStreamPart } from '../../src/chat/types.js';
 import type { LocalAdapter } from '../../src/adapters/local/index.js';
 

@@ -1,7 +1,8 @@
 // createLocalAdapter with the real WebAssembly engine (@wllama/wllama) and the generated tiny GGUF
 // served by the test server: the download the person starts, its progress, the cache after a
 // "reload" (a new adapter over the same Cache Storage), cancellation and broken files.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { createLocalAdapter, type LocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalModel } from '../../src/adapters/local/index.js';
 import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, settled, trustedClick, WASM_URL } from './helpers-local.js';
@@ -15,7 +16,7 @@ const adapters: LocalAdapter[] = [];
 const track = (a: LocalAdapter) => (adapters.push(a), a);
 
 describe('createLocalAdapter: downloads and the cache (wllama, generated model)', function () {
-  (this as unknown as { timeout(ms: number): void }).timeout(120000);
+  (this as unknown as { timeout(ms: number): void }).timeout(300000);
 
   before(async () => {
     sizes = await modelInfo();

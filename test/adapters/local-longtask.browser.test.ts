@@ -46,7 +46,7 @@ function watch() {
 }
 
 describe('createLocalAdapter: the main thread stays responsive (wllama, generated model)', function () {
-  (this as unknown as { timeout(ms: number): void }).timeout(120000);
+  (this as unknown as { timeout(ms: number): void }).timeout(300000);
 
   it('no main-thread task over 50 ms of CPU while the model downloads, loads and generates', async () => {
     expect(PerformanceObserver.supportedEntryTypes).to.include.members(['longtask', 'long-animation-frame']);

@@ -1,7 +1,8 @@
 // The Prompt API path: against this Chromium's own `LanguageModel` (whatever this build offers),
 // and against a double written from the API's published Web IDL for the states this build cannot
 // reach (downloadable, downloading, available, create() failures).
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { BUILT_IN_MODEL_ID, createLocalAdapter, type LanguageModelLike } from '../../src/adapters/local/index.js';
 import type { AgentStreamPart, ToolDescriptor, ToolOutput } from '../../src/chat/types.js';
 import { button, collect, recordStatuses, settled, trustedClick } from './helpers-local.js';
@@ -95,7 +96,7 @@ const run = (adapter: ReturnType<typeof createLocalAdapter>, callTool: (c: { id:
   collect(adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hello' }] }], tools, signal: new AbortController().signal, callTool }));
 
 describe('createLocalAdapter: Chrome Prompt API', function () {
-  (this as unknown as { timeout(ms: number): void }).timeout(30000);
+  (this as unknown as { timeout(ms: number): void }).timeout(120000);
   afterEach(() => document.querySelectorAll('button').forEach((b) => b.remove()));
 
   it("this Chromium's own LanguageModel: the status follows what availability() says", async () => {

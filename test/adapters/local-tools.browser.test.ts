@@ -3,7 +3,8 @@
 // destructive one waits for the person's approval in <agent-confirm> by a real click, the result
 // goes back to the engine, and the run finishes. The engine is the real WebAssembly one, wrapped
 // only to record what each model step was given.
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type ChatTurn, type LocalEngine } from '../../src/adapters/local/index.js';
 import { devAuthority } from '../../src/core/authority.js';
 import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
@@ -43,7 +44,7 @@ function recording(real: LocalEngine, steps: Recorded[]): LocalEngine {
 }
 
 describe('createLocalAdapter: a forced tool call through the registry and an approval (wllama, generated model)', function () {
-  (this as unknown as { timeout(ms: number): void }).timeout(120000);
+  (this as unknown as { timeout(ms: number): void }).timeout(300000);
 
   it('calls the capability, waits for the click, hands the result back to the model, finishes', async () => {
     const sizes = await modelInfo();

@@ -26,7 +26,7 @@ describe('a real inference engine end to end (node-llama-cpp, tiny generated mod
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the engine calls a registry capability through the adapter, then answers in text', { timeout: 120_000 }, async () => {
+  it('the engine calls a registry capability through the adapter, then answers in text', { timeout: 300_000 }, async () => {
     const surface = createTestSurface();
     const added: unknown[] = [];
     surface.action('domain:cart.add', (input) => (added.push(input), { added: true, lines: added.length }), {

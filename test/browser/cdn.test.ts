@@ -3,7 +3,8 @@
 // tokens; here we check what it exports, that it fetches nothing but files of its own, and that a
 // call runs through registration, the pipeline, the confirmation UI and the native WebMCP host.
 // `node scripts/test.mjs` builds dist/ before running this file.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import type { AgentSurfaceRegistry } from '../../src/core/types.js';
 
 const ENTRY = '/dist/cdn/agent-surface.min.js';

@@ -2,7 +2,8 @@
 // chat file imports the kit's file, so one copy of lit and of the core serves both; the chat runs a
 // tool of the page's surface with the scripted adapter, and with an OpenAI-compatible adapter whose
 // code is a chunk fetched on first use. `node scripts/test.mjs` builds dist/ before running this file.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import type { AgentChatElement } from '../../src/chat/index.js';
 
 type Versions = { litElementVersions?: string[]; reactiveElementVersions?: string[]; litHtmlVersions?: string[] };

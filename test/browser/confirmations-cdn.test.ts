@@ -3,7 +3,8 @@
 // invoke.ts): before that chunk is there a registry's confirmation store, the real one from the
 // start, answers as an empty store, and the first call waits for the pipeline.
 // `node scripts/test.mjs` builds dist/ before running this file (its name ends with cdn.test.ts).
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import type * as Kit from '../../src/index.js';
 import type { AgentSurfaceRegistry, PendingConfirmation } from '../../src/core/types.js';

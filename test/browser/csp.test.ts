@@ -1,4 +1,5 @@
 import { expect } from '@open-wc/testing';
+import { SAFETY_NET_MS } from '../until.js';
 
 interface CspResult {
   admitted: boolean;
@@ -15,7 +16,8 @@ interface CspResult {
 function loadFrame(src: string): Promise<{ result?: CspResult; error?: string }> {
   return new Promise((resolve, reject) => {
     const frame = document.createElement('iframe');
-    const timer = setTimeout(() => reject(new Error(`${src} sent no result`)), 8000);
+    // A safety net: the frame loads the kit and the compiled validators, slow on a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`${src} sent no result`)), 2 * SAFETY_NET_MS);
     window.addEventListener('message', function onMessage(event: MessageEvent) {
       if (event.source !== frame.contentWindow || event.data?.type !== 'csp-result') return;
       window.removeEventListener('message', onMessage);

@@ -10,7 +10,7 @@ import { type Ctx, decideInChat, type Demo, openDemo, trustedClick, until } from
 
 describe('demo/index.html: the chat panel', function (this: unknown) {
   // A loaded machine: each step waits on a condition, with room for slow ones.
-  (this as unknown as Ctx).timeout(60000);
+  (this as unknown as Ctx).timeout(120000);
   let demo: Demo;
   let doc: Document;
   let chat: AgentChatElement;

@@ -1,6 +1,6 @@
 // Shared by the demo's browser tests: the page as `npm start` serves it, in an iframe of a given
 // size, and clicks the browser makes itself (trusted input), which is what approvals accept.
-import { waitUntil } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendMouse, setViewport } from '@web/test-runner-commands';
 import type { AgentChatElement } from '../../src/chat/index.js';
 

@@ -11,7 +11,7 @@ const STORAGE_KEY = 'agent-surface-demo:openai-compatible';
 
 describe('demo/index.html: the "your own model" form', function (this: unknown) {
   // A loaded machine: each step waits on a condition, with room for slow ones.
-  (this as unknown as Ctx).timeout(60000);
+  (this as unknown as Ctx).timeout(120000);
   let demo: Demo | undefined;
   const trustedClick = (el: Element) => clickIn(demo!.frame, el);
 

@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { chromiumArgs } from '../../scripts/chromium-args.mjs';
 import { startDemoServer, type DemoServer } from '../../scripts/demo-server.mjs';
 
-describe('npm start: the demo in Chromium', { timeout: 120_000 }, () => {
+describe('npm start: the demo in Chromium', { timeout: 300_000 }, () => {
   let server: DemoServer;
   let browser: Browser;
   let origin: string;
@@ -30,6 +30,8 @@ describe('npm start: the demo in Chromium', { timeout: 120_000 }, () => {
   for (const path of ['/demo/', '/demo/csp.html']) {
     it(`${path} loads production lit and logs no error`, async () => {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      // Playwright's waits give up after 30 s by default; a loaded machine only ever gets a safety net.
+      page.setDefaultTimeout(120_000);
       const messages: string[] = [];
       page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
       page.on('pageerror', (e) => messages.push(`pageerror: ${e.message}`));

@@ -22,7 +22,7 @@ const statusText = (doc: Document) => doc.querySelector('.call-status')!.textCon
 
 describe('demo/index.html', function (this: unknown) {
   // A loaded machine: each step waits on a condition, with room for slow ones.
-  (this as unknown as Ctx).timeout(60000);
+  (this as unknown as Ctx).timeout(120000);
   let demo: Awaited<ReturnType<typeof openDemo>>;
 
   before(async () => {
@@ -165,7 +165,7 @@ describe('demo/index.html', function (this: unknown) {
 
 describe('demo/index.html: the first visit', function (this: unknown) {
   // A loaded machine: each step waits on a condition, with room for slow ones.
-  (this as unknown as Ctx).timeout(60000);
+  (this as unknown as Ctx).timeout(120000);
   afterEach(async () => {
     await sendMouse({ type: 'move', position: [0, 0] });
     for (const f of document.querySelectorAll('iframe')) f.remove();
@@ -233,7 +233,7 @@ describe('demo/index.html: the first visit', function (this: unknown) {
 
 describe('demo/csp.html', function (this: unknown) {
   // A loaded machine: each step waits on a condition, with room for slow ones.
-  (this as unknown as Ctx).timeout(60000);
+  (this as unknown as Ctx).timeout(120000);
   it("works under script-src 'self': eval and inline scripts blocked, calls validated", async function () {
     const response = await fetch('/demo/csp.html');
     expect(response.headers.get('content-security-policy')).to.contain("script-src 'self'");

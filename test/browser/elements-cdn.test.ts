@@ -3,7 +3,8 @@
 // the entry. Checked through dist/cdn/agent-surface.min.js itself: slots, styles, updateComplete, the
 // dialog's content, its keyboard handling (listeners the chunk attaches to the shell's <dialog>) and
 // focus return. `node scripts/test.mjs` builds dist/ before running this file (its name ends in cdn.test.ts).
-import { aTimeout, expect, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendKeys } from '@web/test-runner-commands';
 import type { AgentSurfaceAuthority, AgentSurfaceRegistry, AgentInvocationResult, JsonObject } from '../../src/core/types.js';
 

@@ -4,7 +4,8 @@
 // compiled capabilities, one destructive with required confirmation) in a fresh iframe and takes the
 // kit from the page's own module map, so every test starts with the chunk not yet loaded.
 // `node scripts/test.mjs` builds dist/ before running this file.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import type * as KitModule from '../../src/index.js';
 import type { AgentInvocationResult, AgentSurfaceRegistry, AgentTool } from '../../src/core/types.js';
 

@@ -1,7 +1,8 @@
 // Issue 14 item 10, the parts without a test of their own: focus on approvals (it goes to the card's
 // safe control when the person was in the chat, is never taken from the page, and comes back to the
 // conversation after the decision) and the dark scheme from prefers-color-scheme.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { emulateMedia, sendKeys, sendMouse } from '@web/test-runner-commands';
 import type { AgentChatElement } from '../../src/chat/index.js';
 import { activeButton, chatPage, q, trustedClick } from './fixtures.js';

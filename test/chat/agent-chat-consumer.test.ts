@@ -1,7 +1,8 @@
 // Issue 13 item 4 for the chat: `<agent-chat consumer="…">` in markup cannot borrow another
 // projection's identity. The chat's own id, `chat`, needs no grant; any other id is the page's
 // script's to grant (surface.consumers = { chat: { consumer } }, or enable()).
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { devAuthority } from '../../src/core/authority.js';
 import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
 import type { AgentSurfaceRegistry, InvocationEvent } from '../../src/core/types.js';

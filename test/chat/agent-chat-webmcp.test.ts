@@ -2,7 +2,8 @@
 // surface is projected by <agent-webmcp>; the chat reads the host's tools and runs them through
 // `executeTool`. The destructive call waits in the adapter for the registry's confirmation, which
 // the chat card shows (matched by tool name) and a real click decides.
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import { createScriptedAdapter } from '../../src/chat/index.js';
 import { createWebMcpSource } from '../../src/webmcp/index.js';

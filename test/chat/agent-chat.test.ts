@@ -1,4 +1,6 @@
-import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect, fixture, html } from '@open-wc/testing';
+import { freezeClock } from '../clock.js';
+import { waitUntil } from '../until.js';
 import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import { createScriptedAdapter, defineWebAgent } from '../../src/chat/index.js';
 import type { AgentChatElement, ScriptStep } from '../../src/chat/index.js';
@@ -98,14 +100,20 @@ describe('<agent-chat>: end to end with the scripted agent', () => {
   });
 
   it('a click too soon after the card appeared does nothing', async () => {
-    const { chat, registry } = await chatPage({ delay: 400 });
-    chat.send('disable the offline devices');
-    await waitUntil(() => q(chat, '[part~="approve"]'), 'approve shown', { timeout: 8000 });
-    const approve = q(chat, '[part~="approve"]')!;
-    expect(approve.getAttribute('aria-disabled')).to.equal('true');
-    await trustedClick(approve);
-    expect(registry.confirmations.list().map((p) => p.status)).to.deep.equal(['pending']);
-    chat.stop();
+    // The clock stands still (test/clock.ts): the click is too soon however long it takes to arrive.
+    const clock = freezeClock();
+    try {
+      const { chat, registry } = await chatPage({ delay: 400 });
+      chat.send('disable the offline devices');
+      await waitUntil(() => q(chat, '[part~="approve"]'), 'approve shown');
+      const approve = q(chat, '[part~="approve"]')!;
+      expect(approve.getAttribute('aria-disabled')).to.equal('true');
+      await trustedClick(approve);
+      expect(registry.confirmations.list().map((p) => p.status)).to.deep.equal(['pending']);
+      chat.stop();
+    } finally {
+      clock.restore();
+    }
   });
 
   it('one record: approving in <agent-confirm> settles the chat card too', async () => {

@@ -1,7 +1,8 @@
 // Shared set-up for the <agent-chat> browser tests: the devices page (a table view, a destructive
 // capability that needs the person's approval), the scripted "disable the offline devices" agent,
 // and a trusted mouse click.
-import { fixture, html, waitUntil } from '@open-wc/testing';
+import { fixture, html } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import { devAuthority } from '../../src/core/authority.js';
 import { createAgentSurfaceRegistry } from '../../src/core/registry.js';

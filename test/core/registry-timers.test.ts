@@ -47,28 +47,33 @@ const hung = await registry.invoke({ capabilityId: 'domain:child.hung', invocati
 console.log(JSON.stringify([outcome.status, hung.error.code]));
 `;
 
-function runChild(code: string): { stdout: string; elapsed: number } {
-  const started = Date.now();
+/**
+ * Runs `code` in a child and waits for it to exit by itself. The child starts tsx and compiles the
+ * registry first, which takes tens of seconds on a loaded machine; the armed timers are 10 minutes,
+ * so a bound of 5 still tells "exited when its work was done" from "held by a timer".
+ */
+const CHILD_LIMIT_MS = 300_000;
+
+function runChild(code: string): string {
   const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
     cwd: root,
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: CHILD_LIMIT_MS,
   });
-  assert.equal(child.error, undefined, `the child did not exit by itself within 30 s (${String(child.error)})`);
+  assert.equal(child.error, undefined, `the child did not exit by itself within ${CHILD_LIMIT_MS / 1000} s (${String(child.error)})`);
   assert.equal(child.status, 0, child.stderr);
-  return { stdout: child.stdout.trim(), elapsed: Date.now() - started };
+  return child.stdout.trim();
 }
 
 describe('timers in Node', () => {
   it('a confirmation TTL someone awaits, and a running call\'s deadline, keep the process alive until they fire', () => {
-    const { stdout } = runChild(AWAITING_CHILD);
+    const stdout = runChild(AWAITING_CHILD);
     assert.deepEqual(JSON.parse(stdout), ['expired', 'TIMEOUT']);
   });
 
   it('a registry that is never disposed does not keep the process alive (confirmation TTLs, call deadlines)', () => {
-    const { stdout, elapsed } = runChild(CHILD);
+    // runChild fails unless the child exits well before any armed timer (10 minutes) could fire.
+    const stdout = runChild(CHILD);
     assert.deepEqual(JSON.parse(stdout), ['CONFIRMATION_REQUIRED', 'CONFIRMATION_REQUIRED', true, 1]);
-    // Well under every armed timer (10 minutes): the process ended when its work did.
-    assert.ok(elapsed < 30_000, `took ${elapsed} ms`);
   });
 });

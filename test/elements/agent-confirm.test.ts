@@ -1,4 +1,6 @@
-import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect, fixture, html } from '@open-wc/testing';
+import { freezeClock, type FrozenClock } from '../clock.js';
+import { waitUntil } from '../until.js';
 import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import { devAuthority } from '../../src/core/authority.js';
 import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
@@ -68,13 +70,18 @@ function button(confirm: AgentConfirmElement, which: 'approve' | 'deny', index =
   return confirm.shadowRoot!.querySelectorAll<HTMLButtonElement>(`[part~="${which}"]`)[index]!;
 }
 
-/** Waits until the request's buttons respond (its activation delay passed with it in place). */
-async function approvable(confirm: AgentConfirmElement, index = 0): Promise<void> {
-  await waitUntil(
-    () => button(confirm, 'approve', index)?.getAttribute('aria-disabled') === 'false',
-    'the request never became approvable',
-    { timeout: 5000 },
-  );
+/**
+ * Waits until the request's buttons respond (its activation delay passed with it in place). With a
+ * stopped clock (test/clock.ts), time moves here and only here.
+ */
+async function approvable(confirm: AgentConfirmElement, index = 0, clock?: FrozenClock): Promise<void> {
+  await waitUntil(() => {
+    if (clock) {
+      clock.tick(50);
+      confirm.requestUpdate();
+    }
+    return button(confirm, 'approve', index)?.getAttribute('aria-disabled') === 'false';
+  }, 'the request never became approvable');
 }
 
 async function trustedClick(element: HTMLElement): Promise<void> {
@@ -87,10 +94,13 @@ async function trustedClick(element: HTMLElement): Promise<void> {
 
 describe('<agent-confirm>', () => {
   let warn: ReturnType<typeof spyConsole>;
+  let clock: FrozenClock | undefined;
   beforeEach(() => {
     warn = spyConsole('warn');
   });
   afterEach(async () => {
+    clock?.restore();
+    clock = undefined;
     warn.restore();
     await sendMouse({ type: 'move', position: [0, 0] });
   });
@@ -166,6 +176,9 @@ describe('<agent-confirm>', () => {
   });
 
   it('ignores script clicks and early clicks; a trusted click after the delay approves', async () => {
+    // The clock stands still until approvable() moves it: the first click is early however long
+    // the machine takes to deliver it.
+    clock = freezeClock();
     const { registry, confirm, ran } = await page({ delay: 300 });
     const request = await ask(registry, { reason: 'cleanup' });
     await waitUntil(() => dialogOf(confirm).open);
@@ -174,7 +187,7 @@ describe('<agent-confirm>', () => {
     await trustedClick(button(confirm, 'approve'));
     expect(registry.confirmations.list().map((p) => p.status)).to.deep.equal(['pending']);
 
-    await approvable(confirm);
+    await approvable(confirm, 0, clock);
     // A script cannot approve: element.click() and dispatched events are not trusted.
     button(confirm, 'approve').click();
     button(confirm, 'approve').dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true }));
@@ -237,11 +250,18 @@ describe('<agent-confirm>', () => {
   });
 
   it('removes a request when it expires', async () => {
+    // A stopped clock: the request cannot expire before the test has seen it shown.
+    clock = freezeClock();
     const { registry, confirm } = await page({ ttlMs: 800 });
     await ask(registry, { reason: 'soon gone' });
     await waitUntil(() => dialogOf(confirm).open);
     expect(confirm.shadowRoot!.querySelectorAll('[part~="item"]')).to.have.length(1);
-    await waitUntil(() => !dialogOf(confirm).open, 'the expired request is still shown', { timeout: 3000 });
+    clock.tick(799);
+    await settle();
+    expect(confirm.shadowRoot!.querySelectorAll('[part~="item"]')).to.have.length(1);
+    // The registry's expiry timer looks at the clock when it fires: past the TTL, the request goes.
+    clock.tick(1);
+    await waitUntil(() => !dialogOf(confirm).open, 'the expired request is still shown');
     expect(confirm.shadowRoot!.querySelectorAll('[part~="item"]')).to.have.length(0);
   });
 

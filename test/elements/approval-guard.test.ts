@@ -1,7 +1,9 @@
 // Attacks on the approval UI (issue 13, items 1 to 3): a request that slides under a resting
 // pointer, page styles that stretch, move or cover Approve, an injected second dialog, fake events.
 // Every click here is a real, trusted one (sendMouse); every refusal is checked against the registry.
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
+import { freezeClock, type FrozenClock } from '../clock.js';
+import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import { devAuthority } from '../../src/core/authority.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
@@ -56,15 +58,24 @@ function buttonOf(confirm: AgentConfirmElement, confirmationId: string, which: '
 /** Resolves after the next two animation frames: the guard has sampled the page at least once. */
 const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
 
+/**
+ * The input-protection tests stop the clock (test/clock.ts): whether a click lands before or after
+ * a delay is then up to the test, not to how fast a loaded machine delivers the click.
+ */
+let clock: FrozenClock | undefined;
+
 async function approvable(confirm: AgentConfirmElement, confirmationId: string): Promise<void> {
   // Let the guard sample the page first: a change made just now has not restarted anything yet.
   await frames();
   await settle();
-  await waitUntil(
-    () => buttonOf(confirm, confirmationId, 'approve')?.getAttribute('aria-disabled') === 'false',
-    'never approvable',
-    { timeout: 5000 },
-  );
+  // Time passes here, and only here, while waiting for the request to be approvable.
+  await waitUntil(() => {
+    if (clock) {
+      clock.tick(50);
+      confirm.requestUpdate();
+    }
+    return buttonOf(confirm, confirmationId, 'approve')?.getAttribute('aria-disabled') === 'false';
+  }, 'never approvable');
 }
 
 function centre(element: Element): [number, number] {
@@ -77,14 +88,17 @@ const status = (registry: AgentSurfaceRegistry, id: string) =>
 
 
 describe('approval guard: input protection', function () {
-  (this as { timeout(ms: number): void }).timeout(30000);
+  (this as { timeout(ms: number): void }).timeout(120000);
   let style: HTMLStyleElement | undefined;
   let warn: ReturnType<typeof spyConsole>;
   beforeEach(() => {
     resetIssuedWarnings();
     warn = spyConsole('warn');
+    clock = freezeClock();
   });
   afterEach(async () => {
+    clock?.restore();
+    clock = undefined;
     warn.restore();
     style?.remove();
     style = undefined;
@@ -110,7 +124,8 @@ describe('approval guard: input protection', function () {
     await sendMouse({ type: 'move', position: centre(buttonOf(confirm, newer, 'approve')) });
     registry.confirmations.deny(newer, 'withdrawn');
     await waitUntil(() => !item(confirm, newer));
-    // Clicked right where the older request's Approve now is, before its delay ran again.
+    // Clicked right where the older request's Approve now is, before its delay ran again (the
+    // clock stands still until approvable() moves it).
     await sendMouse({ type: 'click', position: centre(buttonOf(confirm, older, 'approve')) });
     expect(status(registry, older)).to.equal('pending');
 
@@ -146,9 +161,10 @@ describe('approval guard: input protection', function () {
     await approvable(confirm, id);
     const deny = centre(buttonOf(confirm, id, 'deny'));
     pageStyle('agent-confirm::part(approve) { position: fixed; inset: 0; opacity: 0; z-index: 10; }');
-    // Past the (restarted) delay, so what refuses the click is where Approve is, not when.
-    const changed = performance.now();
-    await waitUntil(() => performance.now() - changed > 400, 'time passes', { timeout: 5000 });
+    // Past the (restarted) delay, so what refuses the click is where Approve is, not when: the
+    // guard samples the change within these frames, then the clock moves on.
+    await frames();
+    clock!.tick(1000);
     // The person clicks where Deny is drawn; the transparent Approve is on top there.
     await sendMouse({ type: 'click', position: deny });
     expect(status(registry, id)).to.equal('pending');
@@ -343,7 +359,7 @@ async function framedPage(allow: string | undefined) {
 
 describe('approval guard: framing', function () {
   // A frame of another origin fetches and compiles the kit again (the cache is per origin): slow on a busy machine.
-  (this as { timeout(ms: number): void }).timeout(60000);
+  (this as { timeout(ms: number): void }).timeout(120000);
   afterEach(async () => {
     // The pointer leaves the frame before the frame leaves the page (the other way round, the
     // browser's input command may wait on the detached frame's process).

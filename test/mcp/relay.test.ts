@@ -33,6 +33,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A call that waits for a click in the page: the SDK's 60 s default is no safety net on a loaded machine. */
+const WAITS_FOR_A_PERSON = { timeout: 150_000 };
+
 describe('MCP-B local relay end to end', { timeout: 180_000 }, () => {
   let http: HttpServer;
   let origin: string;
@@ -100,6 +103,8 @@ describe('MCP-B local relay end to end', { timeout: 180_000 }, () => {
       args: chromiumArgs,
     });
     page = await browser.newPage();
+    // Playwright's waits give up after 30 s by default; a loaded machine only ever gets a safety net.
+    page.setDefaultTimeout(120_000);
     page.on('console', (m) => (relayLog += `[page] ${m.text()}\n`));
     await page.goto(`${origin}/?relayPort=${relayPort}`);
     page.on('pageerror', (e) => (relayLog += `[page error] ${e.message}\n`));
@@ -164,7 +169,7 @@ describe('MCP-B local relay end to end', { timeout: 180_000 }, () => {
 
   it('a destructive call waits for <agent-confirm> and a real click in the page', async () => {
     await relayedTools();
-    const call = client.callTool({ name: 'domain_devices__wipe', arguments: { id: 'd2' } });
+    const call = client.callTool({ name: 'domain_devices__wipe', arguments: { id: 'd2' } }, undefined, WAITS_FOR_A_PERSON);
     await page.waitForFunction(
       () => document.querySelector('agent-confirm')?.shadowRoot?.querySelector('[part~="approve"]') != null,
     );
@@ -178,7 +183,7 @@ describe('MCP-B local relay end to end', { timeout: 180_000 }, () => {
 
   it('a click on Deny answers CONFIRMATION_INVALID; nothing runs', async () => {
     await relayedTools();
-    const call = client.callTool({ name: 'domain_devices__wipe', arguments: { id: 'd1' } });
+    const call = client.callTool({ name: 'domain_devices__wipe', arguments: { id: 'd1' } }, undefined, WAITS_FOR_A_PERSON);
     await click('deny');
     const result = await call;
     assert.equal(result.isError, true);

@@ -41,7 +41,9 @@ async function start(extra: string[] = [], elicit?: 'accept' | 'decline') {
     client.setRequestHandler(ElicitRequestSchema, () =>
       elicit === 'accept' ? { action: 'accept', content: {} } : { action: 'decline' },
     );
-  await client.connect(transport);
+  // The child compiles the CLI and the module through tsx before it can answer `initialize`: tens
+  // of seconds on a loaded machine, past the SDK's 60 s default only when something is wrong.
+  await client.connect(transport, { timeout: 300_000 });
   open.push(client);
   const stderrLine = (line: string) =>
     new Promise<void>((resolve) => (stderr.includes(line) ? resolve() : waiters.push({ line, resolve })));

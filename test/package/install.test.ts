@@ -13,7 +13,7 @@ const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 let kit: string;
 
 function run(cwd: string, cmd: string, args: string[]) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 300_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

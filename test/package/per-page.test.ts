@@ -73,6 +73,8 @@ after(async () => {
 /** The page at `path`, once its surface is ready; console errors collected. */
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
+  // Playwright's waits give up after 30 s by default; a loaded machine only ever gets a safety net.
+  page.setDefaultTimeout(120_000);
   const errors: string[] = [];
   page.on('console', (msg) => void (msg.type() === 'error' && errors.push(msg.text())));
   page.on('pageerror', (error) => void errors.push(String(error)));
@@ -120,7 +122,7 @@ describe('per-page manifests (compile --out-dir), in Chromium', () => {
     const r = spawnSync(
       'npx',
       ['--no', '--', 'agent-surface', 'compile', 'pages/*.html', '--out-dir', 'manifests/', '--shared', 'header.html', '--write'],
-      { cwd: project, encoding: 'utf8', timeout: 120_000 },
+      { cwd: project, encoding: 'utf8', timeout: 300_000 },
     );
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /into manifests\/billing\.js/);

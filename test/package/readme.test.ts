@@ -82,6 +82,8 @@ interface Opened {
 
 async function open(path: string): Promise<Opened> {
   const page = await browser.newPage();
+  // Playwright's waits give up after 30 s by default; a loaded machine only ever gets a safety net.
+  page.setDefaultTimeout(120_000);
   const logs: unknown[][] = [];
   const errors: string[] = [];
   const waiters = new Set<() => void>();
@@ -141,7 +143,7 @@ describe('README quick start, from the packed tarball', () => {
       const [cmd, ...args] = line.trim().split(/\s+/);
       assert.equal(cmd, 'npx', line);
       // `npx --no`: the installed bin, never a download.
-      const r = spawnSync('npx', ['--no', '--', ...args], { cwd: project, encoding: 'utf8', timeout: 120_000 });
+      const r = spawnSync('npx', ['--no', '--', ...args], { cwd: project, encoding: 'utf8', timeout: 300_000 });
       assert.equal(r.status, 0, `${line}\n${r.stderr}`);
     }
     assert.match(readFileSync(join(project, 'index.html'), 'utf8'), /token="sha256-[A-Za-z0-9_-]{43}"/);

@@ -15,7 +15,7 @@ describe('README: testing with agent-surface-kit/testing', () => {
     // What the example computed, printed after it ran (the example itself asserts nothing).
     const probe = `\nconsole.log(JSON.stringify({ result, asked, invocations: surface.eventsOf('invocation').length }));\n`;
     writeFileSync(join(dir, 'example.mjs'), blocks[0].code + probe);
-    const r = spawnSync(process.execPath, ['example.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['example.mjs'], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
       result: { ok: boolean; output?: unknown };

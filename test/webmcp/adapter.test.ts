@@ -1,4 +1,5 @@
-import { aTimeout, expect, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
 import type { CapabilityDescriptor, InvokeRequest, JsonObject } from '../../src/core/types.js';
 import { createTestSurface, type TestSurface } from '../../src/testing/index.js';

@@ -1,7 +1,8 @@
 // Markup declares a projection, the page's script grants it (issue 13, item 4): an injected
 // <agent-webmcp> publishes nothing on a page that never used WebMCP, and cannot borrow another
 // projection's consumer id or tool prefix.
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { devAuthority } from '../../src/core/authority.js';
 import { grantConsumers } from '../../src/core/consumer-grants.js';
 import '../../src/elements/index.js';

@@ -1,4 +1,5 @@
-import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { devAuthority } from '../../src/core/authority.js';
 import { grantConsumers } from '../../src/core/consumer-grants.js';
 import { createTestSurface } from '../../src/testing/index.js';

@@ -3,7 +3,7 @@
  * `WebMCP` domain (scripts/wtr-webmcp.mjs runs the protocol side in Node).
  */
 import { executeServerCommand } from '@web/test-runner-commands';
-import { waitUntil } from '@open-wc/testing';
+import { SAFETY_NET_MS, waitUntil } from '../until.js';
 
 export interface CdpTool {
   name: string;
@@ -47,10 +47,10 @@ export const agent = {
   async invoke(toolName: string, input: unknown = {}): Promise<{ invocationId?: string; error?: string }> {
     return command('invoke', { toolName, input });
   },
-  async result(invocationId: string, timeoutMs = 8000): Promise<CdpResponse> {
+  async result(invocationId: string, timeoutMs = SAFETY_NET_MS): Promise<CdpResponse> {
     return command('result', { invocationId, timeoutMs });
   },
-  async call(toolName: string, input: unknown = {}, timeoutMs = 8000): Promise<CdpResponse> {
+  async call(toolName: string, input: unknown = {}, timeoutMs = SAFETY_NET_MS): Promise<CdpResponse> {
     return command('call', { toolName, input, timeoutMs });
   },
   async cancel(invocationId: string): Promise<{ ok: boolean; error?: string }> {
@@ -60,7 +60,7 @@ export const agent = {
     await command('disable');
   },
   /** Waits until the host lists exactly `names` (sorted compare) among the tools matching `filter`. */
-  async waitForNames(names: string[], filter: (name: string) => boolean = () => true, timeout = 4000): Promise<void> {
+  async waitForNames(names: string[], filter: (name: string) => boolean = () => true, timeout = SAFETY_NET_MS): Promise<void> {
     const want = [...names].sort().join(',');
     let last = '';
     await waitUntil(

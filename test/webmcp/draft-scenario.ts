@@ -5,7 +5,8 @@
  * measured behaviour is a parameter, so a test states what that host does and fails if it changes.
  * reference/webmcp-hosts.md section 7 lists the figures these tests pin down.
  */
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
 import { createTestSurface, type TestSurface } from '../../src/testing/index.js';
 import { createWebMcpAdapter, createWebMcpSource } from '../../src/webmcp/index.js';

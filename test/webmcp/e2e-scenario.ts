@@ -3,7 +3,8 @@
  * with a test playing the browser agent through a driver for each host (native over DevTools,
  * @mcp-b polyfill through executeTool, an injected legacy host through its tools' execute).
  */
-import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect, fixture, html } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import { devAuthority } from '../../src/core/authority.js';
 import '../../src/elements/index.js';

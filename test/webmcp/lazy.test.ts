@@ -7,7 +7,8 @@
  * the module (its run module not yet in hand, so every call goes through the load) and on the loaded
  * one: both must leave the same trace.
  */
-import { aTimeout, expect, waitUntil } from '@open-wc/testing';
+import { aTimeout, expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import * as cdn from '../../src/cdn.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
 import { createTestSurface, type TestSurface } from '../../src/testing/index.js';

@@ -1,4 +1,5 @@
-import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { devAuthority } from '../../src/core/authority.js';
 import '../../src/elements/index.js';
 import type { AgentSurfaceElement, AgentWebMcpElement } from '../../src/elements/index.js';

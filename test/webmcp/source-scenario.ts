@@ -2,7 +2,8 @@
  * createWebMcpSource against a real host: the same scenario for Chromium's native host
  * (source.test.ts) and the @mcp-b polyfill (source.polyfill.test.ts).
  */
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { createWebMcpSource, ToolSourceError } from '../../src/webmcp/index.js';
 import type { ModelContextLike, ModelContextTool, ToolSource } from '../../src/webmcp/types.js';
 
