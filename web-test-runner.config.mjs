@@ -29,10 +29,12 @@ export default {
   concurrency: 1,
   // Safety nets, not measures: a test waits on conditions (test/until.ts bounds each wait at 30 s),
   // and on a loaded two-core machine running two `npm test`s at once a test that takes 200 ms
-  // when quiet can take 20 s. So a test may run 2 minutes, a file 10, a browser start 2.
+  // when quiet can take 20 s. So a test may run 2 minutes, a file 10; a browser start, and a test
+  // page loading its modules before its first test (20 s by default), 2.
   testFramework: { config: { timeout: 120000 } },
   testsFinishTimeout: 600000,
   browserStartTimeout: 120000,
+  testsStartTimeout: 120000,
   middleware: [offlineChunksMiddleware(), modelsMiddleware(), chatServerMiddleware()],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins(), mainThreadTracePlugin()],
   browsers: [chromium({ webmcp: true })],

@@ -115,10 +115,10 @@ const actions = {
   invoke(page, { toolName, input = {} }) {
     return invoke(stateOf(page), page, toolName, input);
   },
-  async result(page, { invocationId, timeoutMs = 8000 }) {
+  async result(page, { invocationId, timeoutMs = 30000 }) {
     return waitForResponse(stateOf(page), invocationId, timeoutMs);
   },
-  async call(page, { toolName, input = {}, timeoutMs = 8000 }) {
+  async call(page, { toolName, input = {}, timeoutMs = 30000 }) {
     const state = stateOf(page);
     const started = await invoke(state, page, toolName, input);
     if (started.error) return { status: 'InvokeFailed', errorText: started.error };

@@ -1,7 +1,8 @@
 // Downloads that stop keep their bytes and continue: createLocalAdapter with the real WebAssembly
 // engine and the generated tiny GGUF, against a test server that answers (or ignores) Range and
 // If-Range (scripts/wtr-models.mjs).
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type LocalAdapter, type LocalModel } from '../../src/adapters/local/index.js';
 import type { AdapterStatus } from '../../src/chat/types.js';
 import { button, freshCacheName, modelInfo, recordStatuses, resetHits, serverRequests, settled, trustedClick, WASM_URL } from './helpers-local.js';

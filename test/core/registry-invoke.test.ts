@@ -1,4 +1,4 @@
-import { before, beforeEach, describe, it } from 'node:test';
+import { before, beforeEach, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCompilerAuthority } from '../../src/core/authority.js';
 import { AgentSurfaceError } from '../../src/core/errors.js';
@@ -414,21 +414,36 @@ describe('invoke step 9: execution', () => {
   });
 
   it('TIMEOUT aborts the handler’s signal', async () => {
-    surface = createTestSurface();
-    let signal: AbortSignal | undefined;
-    surface.action('domain:a.slow', (_i, ctx) => {
-      signal = ctx.signal;
-      return new Promise(() => {});
-    }, { timeoutMs: 30 });
-    const started = Date.now();
-    const e = errorOf(await surface.invoke('domain:a.slow'));
-    assert.equal(e.code, 'TIMEOUT');
-    assert.equal(e.retry, 'yes');
-    assert.deepEqual(e.details, { timeoutMs: 30 });
-    assert.ok(Date.now() - started >= 25);
-    assert.equal(signal?.aborted, true);
-    assert.equal((signal?.reason as DOMException).name, 'TimeoutError');
-    surface.dispose();
+    // node:test's clock: the deadline passes when the test moves time, not when a loaded machine
+    // gets round to it (a real timer also fires early by however stale the event loop's clock was).
+    mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    try {
+      surface = createTestSurface();
+      let signal: AbortSignal | undefined;
+      surface.action('domain:a.slow', (_i, ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => {});
+      }, { timeoutMs: 30 });
+      let settled = false;
+      const call = surface.invoke('domain:a.slow').finally(() => (settled = true));
+      while (!signal) await tick();
+      mock.timers.tick(29);
+      for (let i = 0; i < 5; i++) await tick();
+      assert.equal(settled, false, 'the call is still running 29 ms in');
+      assert.equal(signal.aborted, false);
+      mock.timers.tick(1);
+      for (let i = 0; i < 5 && !settled; i++) await tick();
+      assert.equal(settled, true, 'the call timed out at 30 ms');
+      const e = errorOf(await call);
+      assert.equal(e.code, 'TIMEOUT');
+      assert.equal(e.retry, 'yes');
+      assert.deepEqual(e.details, { timeoutMs: 30 });
+      assert.equal(signal.aborted, true);
+      assert.equal((signal.reason as DOMException).name, 'TimeoutError');
+    } finally {
+      mock.timers.reset();
+      surface.dispose();
+    }
   });
 
   it('a handler that reads ctx.signal only after the timeout still sees it aborted', async () => {
@@ -508,7 +523,10 @@ describe('invoke step 10: the audit event', () => {
   it('reports consumer, capability, instance, registration, outcome and duration for every call', async () => {
     surface = createTestSurface();
     const h = surface.action('view:a.list.pick', async () => {
-      await sleep(5);
+      // At least 5 ms by the clock the audit reads: a 5 ms timer alone can fire early by however
+      // stale the event loop's cached time was when it was set.
+      const start = performance.now();
+      while (performance.now() - start < 5) await sleep(1);
       return 1;
     }, { instanceId: 'one' });
     const events: InvocationEvent[] = [];
@@ -524,7 +542,7 @@ describe('invoke step 10: the audit event', () => {
     assert.equal(ok.registrationId, h.registrationId);
     assert.equal(ok.invocationId, 'audit-1');
     assert.equal(ok.outcome, 'OK');
-    assert.ok(ok.durationMs >= 4, `duration ${ok.durationMs}`);
+    assert.ok(ok.durationMs >= 5, `duration ${ok.durationMs}`);
     assert.equal(missing.outcome, 'CAPABILITY_NOT_FOUND');
     assert.equal(missing.registrationId, undefined);
     surface.dispose();
