@@ -1,17 +1,12 @@
 // createLocalAdapter on the real WebAssembly engine (@wllama/wllama) in Chromium, with the generated
-// tiny GGUF (scripts/tiny-gguf.mjs): time to first token and tokens per second, plus the sizes of
-// the adapter's own code (engines excluded) and of what it loads lazily.
+// tiny GGUF (scripts/tiny-gguf.mjs): time to first token and tokens per second.
 // `node bench/local-adapter.bench.mjs` — bundles a page with esbuild, serves it on localhost,
 // drives /usr/bin/chromium (headless, no GPU: the CPU path) with puppeteer-core. Prints markdown.
 import { build } from 'esbuild';
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { rollup } from 'rollup';
-import esbuild from 'rollup-plugin-esbuild';
-import terser from '@rollup/plugin-terser';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import puppeteer from 'puppeteer-core';
 import { tinyGguf } from '../scripts/tiny-gguf.mjs';
 
@@ -21,50 +16,7 @@ const out = join(root, '.tmp/bench-local');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-// --- sizes: the adapter's own code as the project's build makes it (rollup, esbuild, terser), gzip -9,
-// for a page that imports createLocalAdapter alone. Engines are the lazy chunks they live in.
-{
-  const dir = join(out, 'size');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'entry.ts'), "export { createLocalAdapter } from '../../../src/adapters/local/index.js';\n");
-  const bundle = await rollup({
-    input: join(dir, 'entry.ts'),
-    external: (id) => id.startsWith('@wllama/'),
-    plugins: [esbuild({ target: 'es2022', tsconfig: join(root, 'tsconfig.json') }), terser()],
-    onwarn() {},
-  });
-  const { output } = await bundle.generate({ format: 'es' });
-  const kb = (n) => `${(n / 1024).toFixed(2)} KB`;
-  const gz = (code) => gzipSync(code, { level: 9 }).length;
-  const chunks = output.filter((c) => c.type === 'chunk');
-  const byName = new Map(chunks.map((c) => [c.fileName, c]));
-  const eager = new Set();
-  const walk = (c) => {
-    if (eager.has(c)) return;
-    eager.add(c);
-    for (const i of c.imports) if (byName.has(i)) walk(byName.get(i));
-  };
-  walk(chunks.find((c) => c.isEntry));
-  const modules = (c) => Object.keys(c.modules).filter((m) => m.includes('/src/')).map((m) => m.replace(/^.*src\/adapters\//, '')).join(', ');
-  const engine = (c) => /engines\/(wllama|prompt-api)/.test(modules(c));
-  let eagerSize = 0;
-  for (const c of eager) eagerSize += gz(c.code);
-  let ownLazy = 0;
-  console.log('| local adapter code (rollup + terser, gzip -9) | gzip |');
-  console.log('|---|---|');
-  console.log(`| loaded by \`import { createLocalAdapter }\` (entry and its static chunks) | ${kb(eagerSize)} |`);
-  for (const c of chunks) {
-    if (eager.has(c)) continue;
-    if (!engine(c)) ownLazy += gz(c.code);
-    console.log(`| lazy${engine(c) ? ' engine glue' : ''}: ${modules(c)} | ${kb(gz(c.code))} |`);
-  }
-  console.log(`| **the adapter's own code, engines excluded (eager + lazy non-engine chunks)** | **${kb(eagerSize + ownLazy)}** |`);
-  const wllama = gzipSync(readFileSync(join(root, 'node_modules/@wllama/wllama/esm/index.js')), { level: 9 }).length;
-  const wasm = readFileSync(join(root, 'node_modules/@wllama/wllama/esm/wasm/wllama.wasm')).length;
-  console.log(`| engine, not ours: @wllama/wllama esm/index.js | ${kb(wllama)} |`);
-  console.log(`| engine, not ours: wllama.wasm (raw, fetched on load) | ${(wasm / 1048576).toFixed(1)} MB |`);
-  console.log('');
-}
+// The adapter's sizes (its own code, engines excluded) are in `npm run size` (scripts/size.mjs).
 
 // --- speed: a page that prepares the model and times each step at the engine.
 const entry = `

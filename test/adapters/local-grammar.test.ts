@@ -74,6 +74,8 @@ describe('local adapter: grammars from JSON Schemas', () => {
     await parses(g);
     assert.match(g, /^root ::= r-ref-0$/m);
     assert.match(g, /"\\"kids\\":" r-arr-\w+/);
+    // A pointer that leads nowhere (or has a broken %-escape) allows any value: the validator decides.
+    for (const $ref of ['#/%E0%A4%A', '#/nope', 'other.json#/a']) assert.match(schemaGrammar({ $ref }), /^root ::= value$/m);
   });
 
   it('keeps required properties, lets optional ones go, and names only live tools', () => {

@@ -5,7 +5,7 @@
 import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, ModelChoice } from '../../chat/types.js';
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
-import { newId } from './ids.js';
+import { messageOf, newId } from './ids.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry, type Kind } from './options.js';
 import { localIdentity } from '../identity.js';
 import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
@@ -21,8 +21,6 @@ export interface LocalAdapter extends AgentAdapter {
   /** Frees the loaded model (its worker and memory). The adapter stays usable: the next run loads it again. */
   unload(): Promise<void>;
 }
-
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   const entries = modelEntries(options);

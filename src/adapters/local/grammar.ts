@@ -20,173 +20,126 @@ const MAX_RULES = 2000;
 // Character classes leave out what is not a Unicode scalar value (surrogates, code points past
 // U+10FFFF): llama.cpp's grammar would accept their byte patterns, and the engine's JSON layer
 // rejects the resulting invalid UTF-8 mid-stream.
+const NOT_SCALAR = String.raw`\uD800-\uDFFF\U00110000-\U001FFFFF`;
 const BASE = String.raw`
 value ::= object | array | string | number | boolean | null
 object ::= "{" ( string ":" value ( "," string ":" value )* )? "}"
 array ::= "[" ( value ( "," value )* )? "]"
 string ::= "\"" char* "\""
-char ::= [^"\\\x00-\x1f\uD800-\uDFFF\U00110000-\U001FFFFF] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
+char ::= [^"\\\x00-\x1f${NOT_SCALAR}] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
 integer ::= "-"? ( "0" | [1-9] [0-9]{0,15} )
 number ::= integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?
 boolean ::= "true" | "false"
-null ::= "null"
-`;
+null ::= "null"`;
 
-/** A GBNF string literal for `text`. */
-export function literal(text: string): string {
-  let out = '"';
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
+// JSON Schema types whose values have a rule of that name in BASE (string, array and object are
+// built from the schema's bounds and properties).
+const TYPES = ['string', 'array', 'object', 'integer', 'number', 'boolean', 'null'];
 
-const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A GBNF string literal for `text`: JSON's escapes are GBNF's, but for `\b` and `\f`. */
+export const literal = (text: string): string =>
+  JSON.stringify(text).replace(/\\[^]/g, (e) => (e == '\\b' ? '\\x08' : e == '\\f' ? '\\x0c' : e));
 
-class Builder {
-  readonly rules = new Map<string, string>();
-  private readonly refs = new Map<string, string>();
-  private count = 0;
+const json = (v: unknown) => literal(JSON.stringify(v) ?? 'null');
+/** A JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is Schema => typeof v == 'object' && !!v && !Array.isArray(v);
+const alternatives = (list: unknown[], rule: (v: unknown) => string) => `( ${list.map(rule).join(' | ')} )`;
+const count = (v: unknown) => (Number.isInteger(v) && (v as number) >= 0 ? Math.min(v as number, 4096) : undefined);
 
-  /** `prefix` keeps two tools' rule names apart in one grammar. */
-  constructor(
-    private readonly root: Schema,
-    private readonly prefix = 'r',
-  ) {}
+/**
+ * The rule (a name or an inline expression) that matches JSON valid for `root`; the rules it needs
+ * go into `rules`, named with `prefix` so two tools' rules stay apart in one grammar.
+ */
+function build(root: unknown, prefix: string, rules: Map<string, string>): string {
+  const refs = new Map<string, string>();
+  let n = 0;
+  const name = (kind: string) => `${prefix}-${kind}-${(n++).toString(36)}`;
+  const add = (kind: string, body: string) => {
+    if (rules.size > MAX_RULES) return 'value';
+    const rule = name(kind);
+    rules.set(rule, body);
+    return rule;
+  };
 
-  add(kind: string, body: string): string {
-    if (this.rules.size > MAX_RULES) return 'value';
-    const name = `${this.prefix}-${kind}-${(this.count++).toString(36)}`;
-    this.rules.set(name, body);
-    return name;
-  }
-
-  /** The name (or inline expression) of a rule that matches JSON valid for `schema`. */
-  value(schema: unknown, depth: number): string {
-    if (schema === false) return 'value'; // unsatisfiable: the validator says so with words
-    if (!isObject(schema) || depth > MAX_DEPTH) return 'value';
-    if (typeof schema.$ref === 'string') return this.ref(schema.$ref, depth);
-    if ('const' in schema) return literal(JSON.stringify(schema.const) ?? 'null');
-    if (Array.isArray(schema.enum) && schema.enum.length) {
-      return `( ${schema.enum.map((v) => literal(JSON.stringify(v) ?? 'null')).join(' | ')} )`;
+  const value = (s: unknown, depth: number): string => {
+    // `false` is unsatisfiable: the validator says so with words.
+    if (!isObject(s) || depth > MAX_DEPTH) return 'value';
+    const deeper = (v: unknown) => value(v, depth + 1);
+    if (typeof s.$ref == 'string') return ref(s.$ref, depth);
+    if ('const' in s) return json(s.const);
+    if (Array.isArray(s.enum) && s.enum.length) return alternatives(s.enum, json);
+    const { anyOf, oneOf, allOf, ...rest } = s;
+    const some = [anyOf, oneOf].find((a): a is unknown[] => Array.isArray(a) && !!a.length);
+    // Sibling keywords (a shared `type`, `properties`) apply to every branch.
+    if (some) return alternatives(some, (b) => deeper(isObject(b) ? { ...rest, allOf, ...b } : b));
+    if (Array.isArray(allOf) && allOf.length) return deeper(Object.assign(rest, ...allOf.filter(isObject)));
+    if (Array.isArray(s.type)) return alternatives(s.type, (type) => deeper({ ...s, type }));
+    const type = TYPES.includes(s.type as string) ? s.type : isObject(s.properties) ? 'object' : 'value';
+    if (type == 'string') {
+      const min = count(s.minLength) ?? 0;
+      const max = count(s.maxLength);
+      if (!min && max === undefined) return 'string';
+      return add('str', `"\\"" char{${max === undefined ? min + ',' : Math.min(min, max) + ',' + max}} "\\""`);
     }
-    const alternatives = (Array.isArray(schema.anyOf) && schema.anyOf) || (Array.isArray(schema.oneOf) && schema.oneOf);
-    if (alternatives && alternatives.length) {
-      // Sibling keywords (a shared `type`, `properties`) apply to every branch.
-      const { anyOf: _a, oneOf: _o, ...rest } = schema;
-      return `( ${alternatives.map((s) => this.value(isObject(s) ? { ...rest, ...s } : s, depth + 1)).join(' | ')} )`;
+    if (type == 'array') {
+      const item = deeper(s.items ?? {});
+      const max = count(s.maxItems);
+      // minItems over maxItems cannot be met: the grammar keeps to maxItems and the validator refuses.
+      const min = Math.min(count(s.minItems) ?? 0, max ?? Infinity);
+      if (max === 0) return '"[]"';
+      const more = `( "," ${item} )${max === undefined ? '*' : `{${Math.max(0, min - 1)},${max - 1}}`}`;
+      return add('arr', min ? `"[" ${item} ${more} "]"` : `"[" ( ${item} ${more} )? "]"`);
     }
-    if (Array.isArray(schema.allOf) && schema.allOf.length) {
-      const { allOf, ...rest } = schema;
-      return this.value(Object.assign({}, rest, ...allOf.filter(isObject)), depth + 1);
+    if (type != 'object') return type as string;
+    const properties = Object.entries(isObject(s.properties) ? s.properties : {});
+    // No declared properties: an empty object when nothing else is allowed, else any object.
+    if (!properties.length) return s.additionalProperties === false ? '"{}"' : 'object';
+    const required = Array.isArray(s.required) ? s.required : [];
+    // [first, later]: the properties from i on, in order, written first in the object or after
+    // another one (with a comma); optional ones may be left out. Built from the end, two rules per
+    // property, so the grammar grows linearly with the schema.
+    let first = '""';
+    let later = '""';
+    for (let i = properties.length; i--; ) {
+      const [key, sub] = properties[i]!;
+      const pair = `${literal(JSON.stringify(key) + ':')} ${deeper(sub)} ${later}`;
+      const optional = !required.includes(key);
+      [first, later] = [add('obj', pair + (optional ? ` | ${first}` : '')), add('obj', `"," ${pair}` + (optional ? ` | ${later}` : ''))];
     }
-    const type = schema.type;
-    if (Array.isArray(type)) {
-      return `( ${type.map((t) => this.value({ ...schema, type: t }, depth + 1)).join(' | ')} )`;
-    }
-    switch (type) {
-      case 'string':
-        return this.string(schema);
-      case 'integer':
-        return 'integer';
-      case 'number':
-        return 'number';
-      case 'boolean':
-        return 'boolean';
-      case 'null':
-        return 'null';
-      case 'array':
-        return this.array(schema, depth);
-      case 'object':
-        return this.object(schema, depth);
-      default:
-        return isObject(schema.properties) ? this.object(schema, depth) : 'value';
-    }
-  }
+    return add('obj', `"{" ${first} "}"`);
+  };
 
-  private ref(ref: string, depth: number): string {
-    const known = this.refs.get(ref);
-    if (known) return known;
-    const target = ref.startsWith('#') ? resolvePointer(this.root, ref.slice(1)) : undefined;
-    if (!isObject(target) && typeof target !== 'boolean') return 'value';
+  const ref = (pointer: string, depth: number): string => {
+    let rule = refs.get(pointer);
+    if (rule) return rule;
+    let target: unknown = root;
+    try {
+      if (pointer[0] != '#') return 'value';
+      for (const raw of pointer.split('/').slice(1)) {
+        const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+        target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
+      }
+    } catch {
+      return 'value'; // a broken %-escape
+    }
+    if (!isObject(target)) return 'value';
     // Named before it is built, so a recursive schema refers to itself instead of unrolling.
-    const name = `${this.prefix}-ref-${(this.count++).toString(36)}`;
-    this.refs.set(ref, name);
-    this.rules.set(name, 'value');
-    this.rules.set(name, this.value(target, depth + 1));
-    return name;
-  }
+    refs.set(pointer, (rule = name('ref')));
+    rules.set(rule, 'value');
+    rules.set(rule, value(target, depth + 1));
+    return rule;
+  };
 
-  private string(schema: Schema): string {
-    const min = nonNegative(schema.minLength) ?? 0;
-    const max = nonNegative(schema.maxLength);
-    if (!min && max === undefined) return 'string';
-    const reps = max === undefined ? `{${min},}` : `{${Math.min(min, max)},${max}}`;
-    return this.add('str', `"\\"" char${reps} "\\""`);
-  }
-
-  private array(schema: Schema, depth: number): string {
-    const item = this.value(schema.items === undefined ? {} : schema.items, depth + 1);
-    const max = nonNegative(schema.maxItems);
-    // minItems over maxItems cannot be met: the grammar keeps to maxItems and the validator refuses.
-    const min = Math.min(nonNegative(schema.minItems) ?? 0, max ?? Infinity);
-    if (max === 0) return '"[]"';
-    const more = max === undefined ? `( "," ${item} )*` : `( "," ${item} ){${Math.max(0, min - 1)},${max - 1}}`;
-    const body = min > 0 ? `"[" ${item} ${more} "]"` : `"[" ( ${item} ${more} )? "]"`;
-    return this.add('arr', body);
-  }
-
-  private object(schema: Schema, depth: number): string {
-    const properties = isObject(schema.properties) ? Object.entries(schema.properties) : [];
-    if (!properties.length) {
-      // No declared properties: an empty object when nothing else is allowed, else any object.
-      return schema.additionalProperties === false ? '"{}"' : 'object';
-    }
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : []);
-    const pairs = properties.map(([key, sub]) => `${literal(JSON.stringify(key) + ':')} ${this.value(sub, depth + 1)}`);
-    // rest(i, comma): the properties from i on, in order; optional ones may be left out. Built from
-    // the end, two rules per property at most, so the grammar grows linearly with the schema.
-    const names: Array<[string, string]> = [];
-    let next: [string, string] = ['""', '""'];
-    for (let i = pairs.length - 1; i >= 0; i--) {
-      const key = properties[i]![0];
-      const withComma = `"," ${pairs[i]} ${next[1]}`;
-      const without = `${pairs[i]} ${next[1]}`;
-      const cur: [string, string] = required.has(key)
-        ? [this.add('obj', without), this.add('obj', withComma)]
-        : [this.add('obj', `${without} | ${next[0]}`), this.add('obj', `${withComma} | ${next[1]}`)];
-      names.unshift(cur);
-      next = cur;
-    }
-    return this.add('obj', `"{" ${names[0]![0]} "}"`);
-  }
+  return value(root, 0);
 }
 
-function nonNegative(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? Math.min(v, 4096) : undefined;
-}
-
-function resolvePointer(root: Schema, pointer: string): unknown {
-  let node: unknown = root;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isObject(node) || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
+const render = (rules: Map<string, string>, ...lines: string[]) =>
+  [...lines, ...[...rules].map(([name, body]) => `${name} ::= ${body}`)].join('\n') + BASE;
 
 /** A grammar for the arguments of one schema alone (`root` is the value). */
 export function schemaGrammar(schema: unknown): string {
-  const b = new Builder(isObject(schema) ? schema : {});
-  const root = b.value(schema, 0);
-  return render(`root ::= ${root}`, b);
+  const rules = new Map<string, string>();
+  return render(rules, `root ::= ${build(schema, 'r', rules)}`);
 }
 
 /**
@@ -195,25 +148,13 @@ export function schemaGrammar(schema: unknown): string {
  * no tools), `undefined`: no constraint.
  */
 export function toolCallGrammar(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto'): string | undefined {
-  if (choice === 'none' || !tools.length) return undefined;
-  const lines: string[] = [];
-  const calls: string[] = [];
+  if (choice == 'none' || !tools.length) return;
   const rules = new Map<string, string>();
-  tools.forEach((tool, i) => {
-    const b = new Builder(isObject(tool.inputSchema) ? tool.inputSchema : {}, `t${i}`);
-    const args = b.value(tool.inputSchema ?? {}, 0);
-    for (const [name, body] of b.rules) rules.set(name, body);
-    calls.push(`${literal(`{"name":${JSON.stringify(tool.name)},"arguments":`)} ${args} "}"`);
-  });
-  lines.push(`call ::= "<tool_call>\\n" ( ${calls.join(' | ')} ) "\\n</tool_call>"`);
-  lines.push(choice === 'required' ? 'root ::= call' : 'root ::= call | text');
-  lines.push('text ::= [^<\\x00\\uD800-\\uDFFF\\U00110000-\\U001FFFFF] [^\\x00\\uD800-\\uDFFF\\U00110000-\\U001FFFFF]*');
-  for (const [name, body] of rules) lines.push(`${name} ::= ${body}`);
-  return lines.join('\n') + BASE;
-}
-
-function render(rootLine: string, b: Builder): string {
-  const lines = [rootLine];
-  for (const [name, body] of b.rules) lines.push(`${name} ::= ${body}`);
-  return lines.join('\n') + BASE;
+  const calls = tools.map((t, i) => `${literal(`{"name":${JSON.stringify(t.name)},"arguments":`)} ${build(t.inputSchema ?? {}, `t${i}`, rules)} "}"`);
+  return render(
+    rules,
+    `call ::= "<tool_call>\\n" ( ${calls.join(' | ')} ) "\\n</tool_call>"`,
+    `root ::= call${choice == 'required' ? '' : ' | text'}`,
+    `text ::= [^<\\x00${NOT_SCALAR}] [^\\x00${NOT_SCALAR}]*`,
+  );
 }

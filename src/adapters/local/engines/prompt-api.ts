@@ -5,7 +5,7 @@
  * JSON Schema built from the live tools), so no engine-specific parsing follows.
  */
 import type { ToolDescriptor } from '../../../chat/types.js';
-import { CALL_CLOSE, CALL_OPEN } from '../tool-format.js';
+import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
 import { LANGUAGES, promptApiAvailability } from '../detect.js';
 import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalEngine, LocalSession } from '../types.js';
 
