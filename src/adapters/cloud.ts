@@ -8,7 +8,7 @@
 import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
-import { AdapterError } from './shared/errors.js';
+import { AdapterError, cutOff } from './shared/errors.js';
 import type { StepPart } from './shared/loop.js';
 import { json, postEvents, type Fetch } from './shared/sse.js';
 
@@ -73,7 +73,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
           break;
         }
       }
-      if (!ended) throw new AdapterError('network', `The connection to ${who.toLowerCase()} closed before the reply finished`);
+      if (!ended) throw cutOff(who);
     },
   });
 }

@@ -6,7 +6,7 @@
  * the tool calls they came with, as the API requires.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
-import { AdapterError, streamError } from '../shared/errors.js';
+import { AdapterError, cutOff, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, type StepPart } from '../shared/loop.js';
 import { json, postEvents, type PostOptions } from '../shared/sse.js';
@@ -148,5 +148,5 @@ export async function* anthropicStep(url: string, body: unknown, post: PostOptio
     }
     // ping, message_start, message_delta and blocks of other types carry nothing for the chat.
   }
-  if (!complete) throw new AdapterError('network', `The connection to ${who} closed before the reply finished`);
+  if (!complete) throw cutOff(who);
 }

@@ -3,9 +3,9 @@
  * `run` as the tool loop over the provider's step.
  */
 import type { AgentAdapter } from '../../chat/types.js';
-import { AdapterError, httpError, toAdapterError } from './errors.js';
+import { AdapterError } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
-import { deadline, DEFAULT_TIMEOUT_MS, type Fetch, type PostOptions } from './sse.js';
+import { DEFAULT_TIMEOUT_MS, request, type Fetch, type PostOptions } from './sse.js';
 import { connectionStatus } from './status.js';
 
 export interface HttpAdapterSpec {
@@ -26,20 +26,14 @@ export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
 
 export function httpAdapter(s: HttpAdapterSpec): CheckedAdapter {
   const timeoutMs = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const post = (signal?: AbortSignal, ms = timeoutMs): PostOptions => ({ fetch: s.fetch, headers: s.headers(), signal, timeoutMs: ms, who: s.who });
   const url = s.checkUrl;
   const conn = connectionStatus(
     url !== false &&
       (async () => {
-        const d = deadline(undefined, Math.min(timeoutMs, 15_000));
-        try {
-          const res = await (s.fetch ?? fetch)(url, { headers: s.headers(), signal: d.signal }).catch((e) => {
-            throw toAdapterError(d.state.timedOut ? d.signal.reason : e, s.who);
-          });
-          if (!res.ok) throw await httpError(res, s.who);
-          await res.body?.cancel();
-        } finally {
-          d.done();
-        }
+        const { res, done } = await request(url, post(undefined, Math.min(timeoutMs, 15_000)));
+        done();
+        await res.body?.cancel();
       }),
   );
   return {
@@ -49,7 +43,6 @@ export function httpAdapter(s: HttpAdapterSpec): CheckedAdapter {
     subscribe: conn.subscribe,
     recheck: conn.recheck,
     async *run(req) {
-      const post = (signal: AbortSignal): PostOptions => ({ fetch: s.fetch, headers: s.headers(), signal, timeoutMs, who: s.who });
       for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), s.maxSteps)) {
         if (part.type === 'step-finish') conn.report();
         if (part.type === 'error') conn.report(new AdapterError(part.code ?? 'network', part.error));

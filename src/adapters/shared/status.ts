@@ -7,36 +7,42 @@
 import type { AdapterStatus } from '../../chat/types.js';
 import { AdapterError } from './errors.js';
 
-/** A refusal that will not pass by retrying: bad credentials, or a chat switched off. */
-const refused = (e: AdapterError) => e.code === 'chat_disabled' || /credentials/.test(e.message);
+/**
+ * What an error says of the server: undefined when it proves the server is there (any refusal but
+ * a lasting one), else the reason it is unavailable. Bad credentials and a chat switched off will
+ * not pass by retrying, so they count as unavailable.
+ */
+const unavailable = (e: unknown) =>
+  e instanceof AdapterError && e.code !== 'network' && e.code !== 'chat_disabled' && !/credentials/.test(e.message)
+    ? undefined
+    : e instanceof Error
+      ? e.message
+      : String(e);
 
 export function connectionStatus(check: (() => Promise<unknown>) | false) {
-  let current: AdapterStatus = check ? { state: 'loading' } : { state: 'ready' };
+  let current: AdapterStatus = { state: check ? 'loading' : 'ready' };
   let started = !check;
   const listeners = new Set<() => void>();
   const set = (s: AdapterStatus) => {
     current = s;
     for (const l of [...listeners]) l();
   };
+  /** A run's outcome is as good as a check: no need to start one after it. */
   const report = (e?: unknown): void => {
-    // A run's outcome is as good as a check: no need to start one after it.
     started = true;
-    if (!e) return void (current.state === 'ready' || set({ state: 'ready' }));
-    // Only failures to reach the server make it unavailable; a refused request says nothing of it.
-    if (e instanceof AdapterError && e.code !== 'network') {
-      if (refused(e)) set({ state: 'unavailable', reason: e.message });
-      return;
-    }
-    set({ state: 'unavailable', reason: e instanceof Error ? e.message : String(e) });
+    const reason = e ? unavailable(e) : undefined;
+    if (reason !== undefined) set({ state: 'unavailable', reason });
+    // A request the server refused says nothing of it: only a reply makes it ready.
+    else if (!e && current.state !== 'ready') set({ state: 'ready' });
   };
   const recheck = (): Promise<void> => {
     started = true;
     if (!check) return Promise.resolve();
     if (current.state !== 'loading') set({ state: 'loading' });
+    // Any answer but a lasting refusal (a 404 from a server without the route, say) proves the server is there.
     return check().then(
       () => report(),
-      // Any other answer (a 404 from a server without the route, say) proves the server is there.
-      (e) => report(e instanceof AdapterError && e.code !== 'network' && !refused(e) ? undefined : e),
+      (e) => report(unavailable(e) === undefined ? undefined : e),
     );
   };
   return {
