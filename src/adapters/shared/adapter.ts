@@ -3,7 +3,6 @@
  * `run` as the tool loop over the provider's step.
  */
 import type { AgentAdapter } from '../../chat/types.js';
-import { AdapterError } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
 import { DEFAULT_TIMEOUT_MS, request, type Fetch, type PostOptions } from './sse.js';
 import { connectionStatus } from './status.js';
@@ -45,7 +44,7 @@ export function httpAdapter(s: HttpAdapterSpec): CheckedAdapter {
     async *run(req) {
       for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), s.maxSteps)) {
         if (part.type === 'step-finish') conn.report();
-        if (part.type === 'error') conn.report(new AdapterError(part.code ?? 'network', part.error));
+        if (part.type === 'error') conn.report(part.code ?? 'network', part.error);
         yield part;
       }
     },

@@ -19,6 +19,9 @@ export class AdapterError extends Error {
   }
 }
 
+/** What was thrown, in words. */
+export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
 /** A network failure (the code of everything that is not the request's own fault). */
 export const networkError = (message: string) => new AdapterError('network', message);
 

@@ -14,7 +14,7 @@ import type {
   ToolDescriptor,
   ToolOutput,
 } from '../../chat/types.js';
-import { AdapterError } from './errors.js';
+import { AdapterError, errorText } from './errors.js';
 
 /** What a provider's step reports: stream parts without the message id the loop adds. */
 export type StepPart =
@@ -48,8 +48,8 @@ export const DEFAULT_MAX_STEPS = 8;
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
 export const NOT_EXECUTED = 'Error [cancelled] not executed: the run ended before this call ran.';
 
-/** A fresh id: random from `crypto.getRandomValues`, which every page has (secure context or not). */
-export const uid = (prefix: string) => `${prefix}_${Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join('')}`;
+/** A fresh id of about 30 random digits, from `crypto.getRandomValues` (every page has it, secure context or not). */
+export const uid = (prefix: string) => `${prefix}_${crypto.getRandomValues(new Uint32Array(3)).join('')}`;
 
 export const outputText = (o: ToolOutput) =>
   Array.isArray(o?.content) ? o.content.map((c) => (typeof c?.text === 'string' ? c.text : '')).join('\n') : '';
@@ -138,7 +138,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
             output = await req.callTool({ id, name, input });
           } catch (e) {
             // callTool never rejects by contract; a broken one still gets its call answered.
-            output = { content: [{ type: 'text', text: `Error: ${e instanceof Error ? e.message : String(e)}` }], isError: true };
+            output = { content: [{ type: 'text', text: `Error: ${errorText(e)}` }], isError: true };
           }
           if (output?.isError) error = outputText(output) || 'Error: the tool failed.';
         }
@@ -152,6 +152,6 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
     // Calls reported but not answered yet are answered as not executed.
     for (const [tool] of calls) if (tool.state === 'running') yield answer(tool, NOT_EXECUTED);
     if (signal.aborted) return yield { type: 'finish', reason: 'aborted' };
-    yield { type: 'error', error: e instanceof Error ? e.message : String(e), code: e instanceof AdapterError ? e.code : 'network' };
+    yield { type: 'error', error: errorText(e), code: e instanceof AdapterError ? e.code : 'network' };
   }
 }

@@ -4,20 +4,10 @@
  * `unavailable` with the reason. Runs update it: a network failure makes it `unavailable`, a
  * reply makes it `ready` again.
  */
-import type { AdapterStatus } from '../../chat/types.js';
-import { AdapterError } from './errors.js';
+import type { AdapterStatus, AgentErrorCode } from '../../chat/types.js';
+import { AdapterError, errorText } from './errors.js';
 
-/**
- * What an error says of the server: undefined when it proves the server is there (any refusal but
- * a lasting one), else the reason it is unavailable. Bad credentials and a chat switched off will
- * not pass by retrying, so they count as unavailable.
- */
-const unavailable = (e: unknown) =>
-  e instanceof AdapterError && e.code !== 'network' && e.code !== 'chat_disabled' && !/credentials/.test(e.message)
-    ? undefined
-    : e instanceof Error
-      ? e.message
-      : String(e);
+const lasting = (code: AgentErrorCode, reason: string) => code === 'network' || code === 'chat_disabled' || /credentials/.test(reason);
 
 export function connectionStatus(check: (() => Promise<unknown>) | false) {
   let current: AdapterStatus = { state: check ? 'loading' : 'ready' };
@@ -27,22 +17,28 @@ export function connectionStatus(check: (() => Promise<unknown>) | false) {
     current = s;
     for (const l of [...listeners]) l();
   };
-  /** A run's outcome is as good as a check: no need to start one after it. */
-  const report = (e?: unknown): void => {
+  /**
+   * A run's or a check's outcome: no code is a reply, which makes the server ready. Failing to
+   * reach it, bad credentials and a chat switched off (lasting refusals) make it unavailable; any
+   * other refusal says nothing of the server.
+   */
+  const report = (code?: AgentErrorCode, reason = ''): void => {
     started = true;
-    const reason = e ? unavailable(e) : undefined;
-    if (reason !== undefined) set({ state: 'unavailable', reason });
-    // A request the server refused says nothing of it: only a reply makes it ready.
-    else if (!e && current.state !== 'ready') set({ state: 'ready' });
+    if (!code) current.state === 'ready' || set({ state: 'ready' });
+    else if (lasting(code, reason)) set({ state: 'unavailable', reason });
   };
   const recheck = (): Promise<void> => {
     started = true;
     if (!check) return Promise.resolve();
     if (current.state !== 'loading') set({ state: 'loading' });
-    // Any answer but a lasting refusal (a 404 from a server without the route, say) proves the server is there.
     return check().then(
       () => report(),
-      (e) => report(unavailable(e) === undefined ? undefined : e),
+      (e) => {
+        const code = e instanceof AdapterError ? e.code : 'network';
+        const reason = errorText(e);
+        // Any answer but a lasting refusal (a 404 from a server without the route, say) proves the server is there.
+        report(lasting(code, reason) ? code : undefined, reason);
+      },
     );
   };
   return {
