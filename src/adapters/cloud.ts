@@ -49,16 +49,13 @@ export const wireTools = (tools: readonly ToolDescriptor[]) =>
 
 export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   const who = 'The chat server';
-  return httpAdapter({
+  return httpAdapter(o, {
     ...cloudIdentity(o),
     who,
-    fetch: o.fetch,
-    timeoutMs: o.timeoutMs,
     headers: () => ({ ...o.headers }),
-    checkUrl: o.check !== false && o.endpoint,
-    maxSteps: o.maxSteps,
+    checkUrl: o.endpoint,
     async *step(s, post) {
-      const body = { agent: s.agentId ?? o.agent, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
+      const body = { agent: s.agent?.id ?? o.agent, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
       let ended = false;
       for await (const e of postEvents(o.endpoint, body, post)) {
         const p = json(e, who) as Record<string, unknown>;

@@ -4,7 +4,7 @@
  * server. The server differences this absorbs are listed in the README.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
-import { AdapterError, cutOff, streamError } from '../shared/errors.js';
+import { cutOff, networkError, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, type StepPart } from '../shared/loop.js';
 import { json, postEvents, type PostOptions } from '../shared/sse.js';
@@ -156,13 +156,12 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
       if (typeof fn.arguments === 'string') call.args += fn.arguments;
       // Some servers send the arguments as an object, whole.
       else if (fn.arguments && typeof fn.arguments === 'object') call.args = JSON.stringify(fn.arguments);
-      if (call.args.length > 1_000_000) throw new AdapterError('network', `${who} sent tool arguments over 1 MB`);
+      if (call.args.length > 1_000_000) throw networkError(`${who} sent tool arguments over 1 MB`);
     }
     if (choice.finish_reason) complete = true;
   }
   if (!complete) throw cutOff(who);
-  const rest = split('', true);
+  yield* show(split('', true));
   yield* flush();
-  if (rest) yield { type: 'text-delta', delta: rest };
   for (const c of calls) yield { type: 'tool-call', id: c.id, name: c.name, ...parseArguments(c.name, c.args) };
 }

@@ -7,30 +7,35 @@ import { toolLoop, type StepInput, type StepPart } from './loop.js';
 import { DEFAULT_TIMEOUT_MS, request, type Fetch, type PostOptions } from './sse.js';
 import { connectionStatus } from './status.js';
 
+/** The options every HTTP adapter takes. */
+export interface HttpOptions {
+  fetch?: Fetch;
+  timeoutMs?: number;
+  maxSteps?: number;
+  /** GET the check URL when the status is first read. Default true. */
+  check?: boolean;
+}
+
 export interface HttpAdapterSpec {
   id: string;
   label: string;
   who: string;
-  fetch?: Fetch;
-  timeoutMs?: number;
   headers: () => Record<string, string>;
-  /** GET this URL to check the server; false skips the check. */
-  checkUrl: string | false;
-  maxSteps?: number;
+  /** The URL a GET checks the server with. */
+  checkUrl: string;
   step(input: StepInput, post: PostOptions): AsyncIterable<StepPart>;
 }
 
 /** The adapter, plus `recheck()` to run the connection check again (after starting a server, say). */
 export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
 
-export function httpAdapter(s: HttpAdapterSpec): CheckedAdapter {
-  const timeoutMs = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const post = (signal?: AbortSignal, ms = timeoutMs): PostOptions => ({ fetch: s.fetch, headers: s.headers(), signal, timeoutMs: ms, who: s.who });
-  const url = s.checkUrl;
+export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter {
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const post = (signal?: AbortSignal, ms = timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs: ms, who: s.who });
   const conn = connectionStatus(
-    url !== false &&
+    o.check !== false &&
       (async () => {
-        const { res, done } = await request(url, post(undefined, Math.min(timeoutMs, 15_000)));
+        const { res, done } = await request(s.checkUrl, post(undefined, Math.min(timeoutMs, 15_000)));
         done();
         await res.body?.cancel();
       }),
@@ -42,7 +47,7 @@ export function httpAdapter(s: HttpAdapterSpec): CheckedAdapter {
     subscribe: conn.subscribe,
     recheck: conn.recheck,
     async *run(req) {
-      for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), s.maxSteps)) {
+      for await (const part of toolLoop(req, (messages, tools) => s.step({ messages, tools, agent: req.agent }, post(req.signal)), o.maxSteps)) {
         if (part.type === 'step-finish') conn.report();
         if (part.type === 'error') conn.report(part.code ?? 'network', part.error);
         yield part;

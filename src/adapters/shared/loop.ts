@@ -13,6 +13,7 @@ import type {
   ProviderMetadata,
   ToolDescriptor,
   ToolOutput,
+  WebAgent,
 } from '../../chat/types.js';
 import { AdapterError, errorText } from './errors.js';
 
@@ -36,13 +37,12 @@ export interface StepInput {
   /** The conversation, this run's earlier steps included. */
   messages: AgentMessage[];
   tools: ToolDescriptor[];
-  instructions?: string;
-  /** `req.agent.id`: what the cloud adapter sends instead of instructions. */
-  agentId?: string;
-  signal: AbortSignal;
+  /** `req.agent`: its instructions for a provider, its id for the cloud adapter. */
+  agent?: WebAgent;
 }
 
-export type Step = (input: StepInput) => AsyncIterable<StepPart>;
+/** One model step over the conversation and the tools the model is shown. */
+export type Step = (messages: AgentMessage[], tools: ToolDescriptor[]) => AsyncIterable<StepPart>;
 
 export const DEFAULT_MAX_STEPS = 8;
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
@@ -101,7 +101,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       calls = [];
       yield { type: 'message-start', messageId };
       const tools = req.tools;
-      for await (const p of step({ messages, tools, instructions: req.agent?.instructions, agentId: req.agent?.id, signal })) {
+      for await (const p of step(messages, tools)) {
         const meta = 'providerMetadata' in p && p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
         const last = parts[parts.length - 1];
         if (p.type === 'max-steps') capped = true;

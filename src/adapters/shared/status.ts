@@ -24,8 +24,7 @@ export function connectionStatus(check: (() => Promise<unknown>) | false) {
    */
   const report = (code?: AgentErrorCode, reason = ''): void => {
     started = true;
-    if (!code) current.state === 'ready' || set({ state: 'ready' });
-    else if (lasting(code, reason)) set({ state: 'unavailable', reason });
+    if (code ? lasting(code, reason) : current.state !== 'ready') set(code ? { state: 'unavailable', reason } : { state: 'ready' });
   };
   const recheck = (): Promise<void> => {
     started = true;
