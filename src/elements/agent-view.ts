@@ -1,9 +1,9 @@
 import { ContextConsumer, ContextProvider } from '@lit/context';
-import { ReactiveElement, unsafeCSS } from '@lit/reactive-element';
+import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
 import { DEV_MODE, issueError, issueWarning } from '../core/dev.js';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
-import { compareTreeOrder } from './tree-order.js';
+import { sortInTreeOrder } from './tree-order.js';
 import { AgentCapabilityRefusedEvent } from './events.js';
 import { instanceIdProblem } from '../core/live-text.js';
 
@@ -61,6 +61,20 @@ export class AgentViewElement extends ReactiveElement {
   #provider = new ContextProvider(this, { context: viewContext });
   #parent = new ContextConsumer(this, { context: viewContext, subscribe: true, callback: () => this.#refresh() });
   #registry = new ContextConsumer(this, { context: registryContext, subscribe: true, callback: () => this.#refresh() });
+  /** Which of the two requests this connection sent (bit 1: #parent, 2: #registry). */
+  #asked = 0;
+  /** Constructed in place around children that may already be running (an upgrade). */
+  #upgraded = this.isConnected;
+
+  constructor() {
+    super();
+    // The requests go out when the view needs their answer, not on every connect: a view without a
+    // name is refused whatever encloses it, and only views without an `instance` need the registry
+    // (to number them), so a flood of such views sends none (#refresh asks). The provider's
+    // announcement is for consumers that subscribed elsewhere before this view enclosed them: see
+    // connectedCallback.
+    for (const controller of [this.#provider, this.#parent, this.#registry]) this.removeController(controller);
+  }
 
   /** The view context this element provides (`undefined` before it first connects). */
   get viewContext(): AgentViewContextValue | undefined {
@@ -72,9 +86,16 @@ export class AgentViewElement extends ReactiveElement {
     ensureContextRoot(this.ownerDocument);
     // The contexts come back one by one while connecting: judge once both are in, so a moved view
     // never seems to leave its group for a moment (it would lose its number).
+    this.#asked = 0;
     this.#connecting = true;
     try {
       super.connectedCallback();
+      // Only two kinds of consumer can have subscribed elsewhere before this view enclosed them:
+      // children already running when the view was upgraded in place, and a shadow host's light
+      // children that a <slot> inside the view takes in. Anything else inside connects after the
+      // view and asks it directly, so otherwise the announcement (an event up the whole tree) is skipped.
+      if (this.#upgraded || this.querySelector('slot')) this.#provider.hostConnected();
+      this.#upgraded = false;
     } finally {
       this.#connecting = false;
     }
@@ -85,12 +106,15 @@ export class AgentViewElement extends ReactiveElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    this.#parent.hostDisconnected();
+    this.#registry.hostDisconnected();
     this.#refresh();
   }
 
-  // `name` and `instance` are its only properties; other updates (context arrivals) find nothing new.
-  protected override updated(): void {
-    this.#refresh();
+  // `name` and `instance` are its only properties; other updates (context arrivals, which refresh
+  // in their callback) find nothing new.
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.size) this.#refresh();
   }
 
   protected override createRenderRoot(): HTMLElement | DocumentFragment {
@@ -109,7 +133,7 @@ export class AgentViewElement extends ReactiveElement {
     const pending = [...dirtyGroups];
     dirtyGroups.clear();
     for (const group of pending) {
-      const members = [...group.members].sort(compareTreeOrder);
+      const members = [...group.members];
       if (members.length > 1 && DEV_MODE) {
         const name = members[0]!.name;
         issueWarning(
@@ -121,8 +145,7 @@ export class AgentViewElement extends ReactiveElement {
       }
       // Only newcomers get a place; the others keep theirs, whatever the document order now is.
       const alone = members.length === 1 && group.last === 0;
-      for (const view of members) {
-        if (view.#placed) continue;
+      for (const view of sortInTreeOrder(members.filter((view) => !view.#placed))) {
         view.#placed = true;
         const auto = alone ? undefined : String(++group.last);
         if (alone) group.last = 1;
@@ -132,12 +155,24 @@ export class AgentViewElement extends ReactiveElement {
     }
   }
 
+  /** Sends a request once per connection; its synchronous answer must not re-enter `#refresh`. */
+  #ask(consumer: ContextConsumer<typeof viewContext | typeof registryContext, this>, bit: number): void {
+    if (this.#asked & bit) return;
+    this.#asked |= bit;
+    // dispatchEvent reports a listener's exception instead of throwing it, so no finally is needed.
+    this.#connecting = true;
+    consumer.hostConnected();
+    this.#connecting = false;
+  }
+
   // Runs synchronously on connect so children that connect right after see the right context.
   #refresh(): void {
     if (this.#connecting) return;
     const name = this.name;
     const instance = this.instance || undefined;
-    const parent = this.isConnected ? this.#parent.value : undefined;
+    const connected = this.isConnected;
+    if (connected && name) this.#ask(this.#parent, 1);
+    const parent = connected && name ? this.#parent.value : undefined;
     // The instance id comes from the page at run time: a token, never a paragraph (live-text.ts).
     const badInstance = instance === undefined ? undefined : instanceIdProblem(instance);
     const refused = !name
@@ -162,7 +197,9 @@ export class AgentViewElement extends ReactiveElement {
     this.#logged = refused;
 
     // Join the group of same-named views without an instance in this registry (or leave it).
-    const registry = this.isConnected && !refused && !instance ? this.#registry.value : undefined;
+    const numbered = connected && !refused && !instance;
+    if (numbered) this.#ask(this.#registry, 2);
+    const registry = numbered ? this.#registry.value : undefined;
     let group: ViewGroup | undefined;
     if (registry) {
       let byName = groups.get(registry);

@@ -26,6 +26,21 @@ export function compareTreeOrder(a: Node, b: Node): number {
   return x.compareDocumentPosition(y) & 4 /* Node.DOCUMENT_POSITION_FOLLOWING */ ? -1 : 1;
 }
 
+/**
+ * Sorts elements into document order (shadow-including). Two siblings compare by a walk along their
+ * sibling list, so a flood of sibling views sorted pair by pair took quadratic time: positions
+ * within one tree come from one `querySelectorAll` of the tree instead.
+ */
+export function sortInTreeOrder<T extends Element>(elements: T[]): T[] {
+  const at = new Map<Node, number>();
+  if (elements.length > 8)
+    for (const el of elements)
+      if (!at.has(el)) (el.getRootNode() as ParentNode).querySelectorAll(el.localName).forEach((e, i) => at.set(e, i));
+  return elements.sort((a, b) =>
+    at.has(a) && a.localName === b.localName && a.getRootNode() === b.getRootNode() ? at.get(a)! - at.get(b)! : compareTreeOrder(a, b),
+  );
+}
+
 /** The next node up the path a (composed) event or context request travels: into assigned slots, out of shadow roots. */
 export function eventParent(n: Node): Node | null {
   return (n as Element).assignedSlot ?? treeParent(n);

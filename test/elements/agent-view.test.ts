@@ -172,4 +172,55 @@ describe('<agent-view>', () => {
     await settle();
     expect(visibleIds(registry)).to.deep.equal(['view:card.open@2']);
   });
+  it('numbers a flood of same-name views in document order, whatever order they connected in, across shadow roots', async () => {
+    class ViewBox extends HTMLElement {
+      connectedCallback() {
+        if (!this.shadowRoot) this.attachShadow({ mode: 'open' }).innerHTML = '<agent-view name="flood"></agent-view>';
+      }
+    }
+    customElements.define('view-box', ViewBox);
+    const { surface } = await surfaceWith(html`<agent-surface></agent-surface>`);
+    const make = (id: string) => Object.assign(document.createElement('agent-view'), { name: 'flood', id });
+    // One microtask: 20 siblings appended, 10 more put before them, a component's view in between.
+    // The numbers follow the document, not the order they connected in.
+    surface.append(...Array.from({ length: 20 }, (_, i) => make(`late${i}`)));
+    surface.prepend(...Array.from({ length: 10 }, (_, i) => make(`early${i}`)));
+    surface.insertBefore(document.createElement('view-box'), surface.querySelector('#late0'));
+    await settle();
+    const box = surface.querySelector('view-box')!.shadowRoot!.querySelector<AgentViewElement>('agent-view')!;
+    const numbers = [...surface.querySelectorAll<AgentViewElement>('agent-view')].map((v) => v.viewContext?.instance);
+    expect(numbers.slice(0, 10)).to.deep.equal(Array.from({ length: 10 }, (_, i) => String(i + 1)));
+    expect(box.viewContext?.instance).to.equal('11');
+    expect(numbers.slice(10)).to.deep.equal(Array.from({ length: 20 }, (_, i) => String(i + 12)));
+  });
+
+  it('takes what it needs from its surroundings once its attributes call for it: a name given later, an instance taken away', async () => {
+    const error = spyConsole('error');
+    try {
+      const { surface, registry } = await surfaceWith(
+        html`<agent-surface>
+          <agent-view name="outer">
+            <agent-view id="nameless"><agent-capability name="b" effect="read" description="B."></agent-capability></agent-view>
+          </agent-view>
+          <agent-view name="tab" id="own"><agent-capability name="c" effect="read" description="C."></agent-capability></agent-view>
+          <agent-view name="tab" instance="t9" id="given"><agent-capability name="c" effect="read" description="C."></agent-capability></agent-view>
+        </agent-surface>`,
+      );
+      expect(error.messages.join('\n')).to.match(/<agent-view> has no name/);
+      expect(visibleIds(registry)).to.deep.equal(['view:tab.c', 'view:tab.c@t9']);
+
+      // Named now, it finds the view around it and is refused for nesting.
+      surface.querySelector<AgentViewElement>('#nameless')!.name = 'inner';
+      await settle();
+      expect(error.messages.join('\n')).to.match(/<agent-view name="inner"> is inside <agent-view name="outer">/);
+
+      // Without its instance, it joins the same-name view's numbering and takes the next number.
+      surface.querySelector<AgentViewElement>('#given')!.instance = undefined;
+      await settle();
+      expect(visibleIds(registry)).to.deep.equal(['view:tab.c', 'view:tab.c@2']);
+    } finally {
+      error.restore();
+    }
+  });
 });
+

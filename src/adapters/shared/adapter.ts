@@ -3,41 +3,43 @@
  * `run` as the tool loop over the provider's step.
  */
 import type { AgentAdapter } from '../../chat/types.js';
+import { AdapterError, httpError, toAdapterError } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
-import { DEFAULT_TIMEOUT_MS, request, type Fetch, type PostOptions } from './sse.js';
+import { deadline, DEFAULT_TIMEOUT_MS, type Fetch, type PostOptions } from './sse.js';
 import { connectionStatus } from './status.js';
-
-/** The options every HTTP adapter takes. */
-export interface HttpOptions {
-  fetch?: Fetch;
-  timeoutMs?: number;
-  maxSteps?: number;
-  /** GET the check URL when the status is first read. Default true. */
-  check?: boolean;
-}
 
 export interface HttpAdapterSpec {
   id: string;
   label: string;
   who: string;
+  fetch?: Fetch;
+  timeoutMs?: number;
   headers: () => Record<string, string>;
-  /** The URL a GET checks the server with. */
-  checkUrl: string;
+  /** GET this URL to check the server; false skips the check. */
+  checkUrl: string | false;
+  maxSteps?: number;
   step(input: StepInput, post: PostOptions): AsyncIterable<StepPart>;
 }
 
 /** The adapter, plus `recheck()` to run the connection check again (after starting a server, say). */
 export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
 
-export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter {
-  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const post = (signal?: AbortSignal, ms = timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs: ms, who: s.who });
+export function httpAdapter(s: HttpAdapterSpec): CheckedAdapter {
+  const timeoutMs = s.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const url = s.checkUrl;
   const conn = connectionStatus(
-    o.check !== false &&
+    url !== false &&
       (async () => {
-        const { res, done } = await request(s.checkUrl, post(undefined, Math.min(timeoutMs, 15_000)));
-        done();
-        await res.body?.cancel();
+        const d = deadline(undefined, Math.min(timeoutMs, 15_000));
+        try {
+          const res = await (s.fetch ?? fetch)(url, { headers: s.headers(), signal: d.signal }).catch((e) => {
+            throw toAdapterError(d.state.timedOut ? d.signal.reason : e, s.who);
+          });
+          if (!res.ok) throw await httpError(res, s.who);
+          await res.body?.cancel();
+        } finally {
+          d.done();
+        }
       }),
   );
   return {
@@ -47,9 +49,10 @@ export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter 
     subscribe: conn.subscribe,
     recheck: conn.recheck,
     async *run(req) {
-      for await (const part of toolLoop(req, (messages, tools) => s.step({ messages, tools, agent: req.agent }, post(req.signal)), o.maxSteps)) {
+      const post = (signal: AbortSignal): PostOptions => ({ fetch: s.fetch, headers: s.headers(), signal, timeoutMs, who: s.who });
+      for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), s.maxSteps)) {
         if (part.type === 'step-finish') conn.report();
-        if (part.type === 'error') conn.report(part.code ?? 'network', part.error);
+        if (part.type === 'error') conn.report(new AdapterError(part.code ?? 'network', part.error));
         yield part;
       }
     },
