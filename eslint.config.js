@@ -27,6 +27,20 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     ignores: ['test/until.ts'],
     rules: {
+      // Nor do they pass time to let something happen: that races the machine. A pause that only
+      // shows nothing happened, or a fake host that is slow on purpose, says so in a disable comment.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='aTimeout'][arguments.0.type='Literal'][arguments.0.value>0]",
+          message: 'Wait for a condition (waitUntil from test/until.ts) or stop the clock (test/clock.ts) instead of a pause.',
+        },
+        {
+          // `new Promise((resolve) => setTimeout(resolve, 50))`; a safety-net timer passes a function.
+          selector: "CallExpression[callee.name='setTimeout'][arguments.0.type='Identifier'][arguments.1.type='Literal'][arguments.1.value>0]",
+          message: 'Wait for a condition (waitUntil from test/until.ts) or stop the clock (test/clock.ts, mock.timers) instead of a pause.',
+        },
+      ],
       'no-restricted-imports': [
         'error',
         {

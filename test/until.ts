@@ -27,3 +27,9 @@ export function waitUntil(predicate: () => unknown, message?: string, options: U
     timeout: Math.max(options.timeout ?? 0, SAFETY_NET_MS),
   });
 }
+
+/** Resolves once `Date.now()` has moved past what it read when called (the next millisecond). */
+export function clockMoved(): Promise<void> {
+  const then = Date.now();
+  return waitUntil(() => Date.now() > then, 'the clock never moved', { interval: 1 });
+}

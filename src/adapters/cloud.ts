@@ -8,7 +8,7 @@
 import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
-import { AdapterError } from './shared/errors.js';
+import { AdapterError, cutOff } from './shared/errors.js';
 import type { StepPart } from './shared/loop.js';
 import { json, postEvents, type Fetch } from './shared/sse.js';
 
@@ -49,16 +49,13 @@ export const wireTools = (tools: readonly ToolDescriptor[]) =>
 
 export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   const who = 'The chat server';
-  return httpAdapter({
+  return httpAdapter(o, {
     ...cloudIdentity(o),
     who,
-    fetch: o.fetch,
-    timeoutMs: o.timeoutMs,
     headers: () => ({ ...o.headers }),
-    checkUrl: o.check !== false && o.endpoint,
-    maxSteps: o.maxSteps,
+    checkUrl: o.endpoint,
     async *step(s, post) {
-      const body = { agent: s.agentId ?? o.agent, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
+      const body = { agent: s.agent?.id ?? o.agent, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
       let ended = false;
       for await (const e of postEvents(o.endpoint, body, post)) {
         const p = json(e, who) as Record<string, unknown>;
@@ -73,7 +70,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
           break;
         }
       }
-      if (!ended) throw new AdapterError('network', `The connection to ${who.toLowerCase()} closed before the reply finished`);
+      if (!ended) throw cutOff(who);
     },
   });
 }

@@ -4,9 +4,8 @@
  * checks, result shaping). Loaded with the rest of the execution side by toolset-exec.ts (an
  * `import()` of tool-execution.ts). Admission and the tool objects are in gateway.ts.
  */
-import { checkJson } from './canonical-json.js';
-import { snapshotJson } from './json-snapshot.js';
-import { errorPayload, isAgentSurfaceError } from './errors.js';
+import { ABORT_MESSAGES, inputMismatch, outputMismatch, outputNotJson, readInput, thrownPayload } from './call-checks.js';
+import { errorPayload } from './errors.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
 import type {
   AgentConsumer,
@@ -14,10 +13,8 @@ import type {
   AgentInvocationResult,
   AgentToolCall,
   CapabilityHandler,
-  JsonObject,
   JsonValue,
   NormalizedContract,
-  ValidationIssue,
   ValueValidator,
 } from './types.js';
 
@@ -34,52 +31,6 @@ export interface GatewayToolSpec {
   readonly surfaceVersion: string;
 }
 
-// The registry's own bounds (invoke.ts), so both answer the same input the same way.
-const MAX_INPUT_DEPTH = 64;
-const MAX_ISSUES = 20;
-const INPUT_PROBLEM_MESSAGES: Partial<Record<string, string>> = {
-  'too-large': 'The input is too large',
-  'too-deep': 'The input is nested too deeply',
-  'proto-key': 'The input contains a "__proto__" key',
-};
-
-function schemaMismatch(capabilityId: string, raw: readonly ValidationIssue[]): AgentErrorPayload {
-  const issues: JsonObject[] = raw.slice(0, MAX_ISSUES).map((i) => ({ path: i.path, message: i.message }));
-  if (issues.length === 0) issues.push({ path: '', message: 'does not match the input schema' });
-  const first = issues[0]!;
-  const said = String(first.message).replace(/\.+$/, '');
-  return errorPayload(
-    'INVALID_INPUT',
-    `The input does not match the input schema of "${capabilityId}": ${first.path === '' ? 'the input' : first.path} ${said}.`,
-    { issues },
-  );
-}
-
-/**
- * The registry's input rules: a missing or null input is `{}`; else a JSON object within the limits,
- * read once into a deep-frozen copy, which is all that validation and the handler ever see.
- */
-function readInput(input: unknown, maxBytes: number): { input: JsonObject } | { error: AgentErrorPayload } {
-  if (input === undefined || input === null) return { input: {} };
-  const snap = snapshotJson(input, { maxBytes, maxDepth: MAX_INPUT_DEPTH });
-  if (snap.ok) {
-    const value = snap.value;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { input: value };
-    return {
-      error: errorPayload('INVALID_INPUT', 'The input must be a JSON object.', { issues: [{ path: '', message: 'must be an object' }] }),
-    };
-  }
-  const lead = INPUT_PROBLEM_MESSAGES[snap.code] ?? 'The input is not JSON';
-  const details: JsonObject = { issues: [{ path: snap.path, message: snap.reason }] };
-  if (snap.code === 'too-large') details.maxBytes = maxBytes;
-  return { error: errorPayload('INVALID_INPUT', `${lead}: ${snap.reason} at "${snap.path}".`, details) };
-}
-
-async function validate(validator: ValueValidator, value: JsonValue): Promise<ValidationIssue[] | undefined> {
-  const outcome = await validator(value);
-  return outcome.valid ? undefined : outcome.issues;
-}
-
 /** A gateway tool's call: never rejects; every failure is a structured result. */
 export async function callGatewayTool(
   spec: GatewayToolSpec,
@@ -89,11 +40,12 @@ export async function callGatewayTool(
   const { contract: c, surfaceVersion } = spec;
   const invocationId = callInvocationId(call);
   const fail = (error: AgentErrorPayload) => failedCall(error, invocationId, surfaceVersion);
+  // The registry's input rules and messages (call-checks.ts): one read into a frozen copy.
   const read = readInput(input, spec.maxInputBytes);
-  if ('error' in read) return fail(read.error);
-  const value = read.input;
-  const issues = await validate(spec.validateInput, value);
-  if (issues) return fail(schemaMismatch(c.id, issues));
+  if (!read.ok) return fail(read.error);
+  const value = read.value;
+  const mismatch = inputMismatch(c.id, await spec.validateInput(value));
+  if (mismatch) return fail(mismatch);
 
   const signal = call?.signal;
   if (signal?.aborted) return fail(errorPayload('CANCELLED', 'the call was cancelled before it ran'));
@@ -112,30 +64,25 @@ export async function callGatewayTool(
     });
     if (outcome === 'TIMEOUT') {
       controller.abort();
-      return fail(errorPayload(outcome, `"${c.id}" did not finish in time.`, { timeoutMs: c.timeoutMs }));
+      return fail(errorPayload(outcome, `"${c.id}" ${ABORT_MESSAGES.TIMEOUT}.`, { timeoutMs: c.timeoutMs }));
     }
-    if (outcome === 'CANCELLED') return fail(errorPayload(outcome, `"${c.id}" was cancelled by its caller.`));
+    if (outcome === 'CANCELLED') return fail(errorPayload(outcome, `"${c.id}" ${ABORT_MESSAGES.CANCELLED}.`));
     const output = outcome.output === undefined ? null : outcome.output;
-    const outJson = checkJson(output, { maxBytes: spec.maxOutputBytes });
-    if (!outJson.ok) {
-      return fail(
-        errorPayload('EXECUTION_FAILED', `"${c.id}" produced an output that cannot be returned.`, {
-          reason: outJson.code === 'too-large' ? 'output-too-large' : 'output-not-json',
-        }),
-      );
-    }
-    if (spec.validateOutput && (await validate(spec.validateOutput, output as JsonValue))) {
-      return fail(
-        errorPayload('EXECUTION_FAILED', `"${c.id}" produced an output that does not match its output schema.`, {
-          reason: 'output-invalid',
-        }),
-      );
+    const refused = outputNotJson(c.id, output, spec.maxOutputBytes);
+    if (refused) return fail(refused.error);
+    if (spec.validateOutput) {
+      let verdict;
+      try {
+        verdict = await spec.validateOutput(output as JsonValue);
+      } catch (error) {
+        return fail(outputMismatch(c.id, error).error);
+      }
+      if (verdict?.valid !== true) return fail(outputMismatch(c.id, verdict).error);
     }
     return { ok: true, output: output as JsonValue, invocationId, surfaceVersion };
   } catch (error) {
     // A deliberate AgentSurfaceError reaches the agent; anything else stays private.
-    if (isAgentSurfaceError(error)) return fail(error.toPayload());
-    return fail(errorPayload('EXECUTION_FAILED', `"${c.id}" failed while running.`, { reason: 'handler-threw' }));
+    return fail(thrownPayload(c.id, error, spec.maxOutputBytes));
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

@@ -7,14 +7,14 @@
  * interpreter loads, a queue wait, a handler's pending promise), so a synchronous handler costs no
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
-import { canonicalJson, checkJson } from './canonical-json.js';
-import { snapshotJson } from './json-snapshot.js';
+import { canonicalJson } from './canonical-json.js';
+import { ABORT_MESSAGES, inputMismatch, outputMismatch, outputNotJson, readInput, thrownPayload, type OutputRefusal } from './call-checks.js';
 import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
 import type { ConfirmationBinding } from './confirmations.js';
 import { endSentence, isSignal } from './util.js';
 import { RunningCalls, type AbortCode, type RunningCall } from './running.js';
 import { issueError } from './dev.js';
-import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
+import { DEFAULT_RETRY, errorPayload } from './errors.js';
 import { IdempotencyEntry, IdempotencyStore, sameInput } from './idempotency.js';
 import { acquireSlot, leaveQueue, releaseSlot, type QueueWaiter } from './queue.js';
 import type { Registration, RegistryCore } from './registry-core.js';
@@ -22,22 +22,18 @@ import { discoverable } from './snapshot.js';
 import type {
   AgentConsumer,
   AgentErrorCode,
+  AgentErrorPayload,
   AgentInvocationResult,
   AgentRetry,
   InvocationContext,
   InvocationEvent,
   JsonObject,
   JsonValue,
-  ValidationIssue,
   ValidationOutcome,
 } from './types.js';
 
 /** Strings in a request longer than this are refused before any lookup. */
 const MAX_ID_LENGTH = 512;
-/** Nesting allowed in an input; schemas are at most 8 deep, so real inputs are far shallower. */
-const MAX_INPUT_DEPTH = 64;
-/** Validation issues returned to the agent. */
-const MAX_ISSUES = 20;
 /** Instances listed in an `AMBIGUOUS_INSTANCE` error. */
 const MAX_LISTED_INSTANCES = 50;
 
@@ -48,12 +44,6 @@ const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'e
 
 const now = (): number => Date.now();
 const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
-
-const ABORT_MESSAGES: Record<AbortCode, string> = {
-  TIMEOUT: 'did not finish in time',
-  CANCELLED: 'was cancelled by its caller',
-  COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
-};
 
 /**
  * The registry's calls in progress. Only the pipeline creates them, so what the registry holds
@@ -220,7 +210,11 @@ function failure(
   details?: JsonObject,
   retry: AgentRetry = DEFAULT_RETRY[code],
 ): AgentInvocationResult {
-  return { ok: false, error: errorPayload(code, message, details, retry), invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
+  return refusal(core, inv, errorPayload(code, message, details, retry));
+}
+
+function refusal(core: RegistryCore, inv: Invocation, error: AgentErrorPayload): AgentInvocationResult {
+  return { ok: false, error, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
 }
 
 /** Quotes a caller-supplied string in a message, bounded. */
@@ -278,7 +272,10 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
             outcome = await outcome;
             if (!inv.reg!.active) result = unmounted(core, inv);
           }
-          if (result === undefined) result = validationFailure(core, inv, outcome as ValidationOutcome);
+          if (result === undefined) {
+            const mismatch = inputMismatch(inv.capabilityId, outcome as ValidationOutcome);
+            if (mismatch !== undefined) result = refusal(core, inv, mismatch);
+          }
         }
         // 7. Confirmation
         if (result === undefined) result = confirm(core, inv);
@@ -571,50 +568,14 @@ function authorize(core: RegistryCore, inv: Invocation, reg: Registration): Agen
   return undefined;
 }
 
-const EMPTY_INPUT: JsonObject = Object.freeze({});
-
 /**
- * Reads the input once, into a deep-frozen JSON copy (`inv.args`): getters, proxies and later
- * changes to the caller's object cannot make what runs differ from what was checked and approved.
- * It must be a JSON object within the limits; a missing (or null) input is `{}`.
+ * Reads the input once, into a deep-frozen JSON copy (`inv.args`) that policies, validation, the
+ * confirmation and the handler share; a problem with it is reported at step 6.
  */
 function snapshotInput(core: RegistryCore, inv: Invocation): void {
-  const input = inv.input;
-  if (input === undefined || input === null) {
-    inv.args = EMPTY_INPUT;
-    return;
-  }
-  const maxBytes = core.limits.maxInputBytes;
-  const snap = snapshotJson(input, { maxBytes, maxDepth: MAX_INPUT_DEPTH });
-  if (snap.ok) {
-    if (isObject(snap.value)) inv.args = snap.value;
-    else inv.inputFailure = failure(core, inv, 'INVALID_INPUT', 'The input must be a JSON object.', { issues: [{ path: '', message: 'must be an object' }] });
-    return;
-  }
-  const details: JsonObject = { issues: [{ path: snap.path, message: snap.reason }] };
-  if (snap.code === 'too-large') details.maxBytes = maxBytes;
-  // The reason says what is wrong: "larger than 65536 bytes of JSON", "a function is not JSON", …
-  inv.inputFailure = failure(core, inv, 'INVALID_INPUT', `The input cannot be used: ${snap.reason} at "${snap.path}".`, details);
-}
-
-function validationFailure(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome): AgentInvocationResult | undefined {
-  if (outcome !== null && typeof outcome === 'object' && outcome.valid === true) return undefined;
-  const raw: ValidationIssue[] = Array.isArray((outcome as { issues?: unknown })?.issues) ? (outcome as { issues: ValidationIssue[] }).issues : [];
-  const issues: JsonObject[] = [];
-  for (let i = 0; i < raw.length && issues.length < MAX_ISSUES; i++) {
-    const issue = raw[i];
-    issues.push({ path: typeof issue?.path === 'string' ? issue.path : '', message: typeof issue?.message === 'string' ? issue.message : 'is invalid' });
-  }
-  if (issues.length === 0) issues.push({ path: '', message: 'does not match the input schema' });
-  const first = issues[0];
-  const said = String(first.message).replace(/\.+$/, '');
-  return failure(
-    core,
-    inv,
-    'INVALID_INPUT',
-    `The input does not match the input schema of "${inv.capabilityId}": ${first.path === '' ? 'the input' : first.path} ${said}.`,
-    { issues },
-  );
+  const read = readInput(inv.input, core.limits.maxInputBytes);
+  if (read.ok) inv.args = read.value;
+  else inv.inputFailure = refusal(core, inv, read.error);
 }
 
 /** Step 7. */
@@ -764,25 +725,20 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
   }
   if (inv.thrown) return handlerFailure(core, inv, inv.error);
   const value = inv.value === undefined ? null : inv.value;
-  const check = snapshotJson(value, { maxBytes: core.limits.maxOutputBytes, maxDepth: MAX_INPUT_DEPTH });
-  if (!check.ok) {
-    inv.setCause(new TypeError(`The output of "${inv.capabilityId}" is not usable: ${check.reason} at "${check.path}"`));
-    return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that cannot be returned.`, {
-      reason: check.code === 'too-large' ? 'output-too-large' : 'output-not-json',
-    });
-  }
+  const notJson = outputNotJson(inv.capabilityId, value, core.limits.maxOutputBytes);
+  if (notJson !== undefined) return outputRefused(core, inv, notJson);
   const validate = inv.reg!.info.validateOutput;
   if (validate !== undefined) {
     let outcome: ValidationOutcome | Promise<ValidationOutcome>;
     try {
       outcome = validate(value as JsonValue);
     } catch (error) {
-      return outputInvalid(core, inv, error);
+      return outputRefused(core, inv, outputMismatch(inv.capabilityId, error));
     }
     if (isThenable(outcome)) {
       return outcome.then(
         (o) => outputVerdict(core, inv, o, value as JsonValue),
-        (error: unknown) => outputInvalid(core, inv, error),
+        (error: unknown) => outputRefused(core, inv, outputMismatch(inv.capabilityId, error)),
       );
     }
     return outputVerdict(core, inv, outcome, value as JsonValue);
@@ -796,41 +752,18 @@ function success(core: RegistryCore, inv: Invocation, output: JsonValue): AgentI
 
 function outputVerdict(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome, value: JsonValue): AgentInvocationResult {
   if (outcome?.valid === true) return success(core, inv, value);
-  return outputInvalid(core, inv, (outcome as { issues?: unknown })?.issues);
+  return outputRefused(core, inv, outputMismatch(inv.capabilityId, (outcome as { issues?: unknown })?.issues));
 }
 
-function outputInvalid(core: RegistryCore, inv: Invocation, problem: unknown): AgentInvocationResult {
-  inv.setCause(
-    problem instanceof Error
-      ? problem
-      : Object.assign(new TypeError(`The output of "${inv.capabilityId}" does not match its outputSchema`), { issues: problem }),
-  );
-  return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" produced an output that does not match its output schema.`, {
-    reason: 'output-invalid',
-  });
+function outputRefused(core: RegistryCore, inv: Invocation, refused: OutputRefusal): AgentInvocationResult {
+  inv.setCause(refused.cause);
+  return refusal(core, inv, refused.error);
 }
-
-const AGENT_ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(DEFAULT_RETRY));
-/** Every retry advice appears in the defaults table. */
-const RETRIES: ReadonlySet<string> = new Set(Object.values(DEFAULT_RETRY));
 
 /** A thrown `AgentSurfaceError` reaches the agent as is; anything else becomes a generic failure. */
 function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
   inv.setCause(error);
-  // Also accept errors from another copy of this module (a CDN bundle next to the npm package).
-  if (error instanceof AgentSurfaceError || (error instanceof Error && error.name === 'AgentSurfaceError')) {
-    const e = error as AgentSurfaceError;
-    if (AGENT_ERROR_CODES.has(e.code) && typeof e.message === 'string') {
-      const retry = RETRIES.has(e.retry) ? e.retry : DEFAULT_RETRY[e.code];
-      const details = e.details !== undefined && checkJson(e.details, { maxBytes: core.limits.maxOutputBytes }).ok && isObject(e.details) ? e.details : undefined;
-      return failure(core, inv, e.code, e.message, details, retry);
-    }
-  }
-  return failure(core, inv, 'EXECUTION_FAILED', `"${inv.capabilityId}" failed while running.`, { reason: 'handler-threw' });
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return refusal(core, inv, thrownPayload(inv.capabilityId, error, core.limits.maxOutputBytes));
 }
 
 function isThenable<T>(value: T | Promise<T> | PromiseLike<T>): value is PromiseLike<T> {

@@ -7,6 +7,7 @@
  * is in meta-calls.ts, a lazy chunk of the CDN file. Also home of the scope syntax both modes
  * share (narrowing a call's scope against the configured floor is in meta-calls.ts).
  */
+import { parseScopeText } from './scope.js';
 import { deepFreeze } from './util.js';
 import type { ToolCallState } from './toolset-calls.js';
 import type { AgentInvocationResult, AgentTool, AgentToolCall, JsonSchema } from './types.js';
@@ -30,23 +31,14 @@ export interface ScopeEntry {
  * an empty segment, so a typo in a configured scope is an error instead of a silent no-op.
  */
 export function parseScopeEntry(text: unknown): ScopeEntry | undefined {
-  if (typeof text !== 'string') return undefined;
-  let rest = text.trim();
-  let plane: ScopeEntry['plane'];
-  const colon = rest.indexOf(':');
-  if (colon >= 0) {
-    const p = rest.slice(0, colon);
-    if (p !== 'view' && p !== 'domain') return undefined;
-    plane = p;
-    rest = rest.slice(colon + 1);
-  }
-  if (rest === '*') rest = '';
-  else if (rest.endsWith('.*')) rest = rest.slice(0, -2);
-  else if (rest.endsWith('.')) rest = rest.slice(0, -1);
-  if (rest === '') return plane === undefined ? undefined : { plane, path: [] };
-  if (rest.includes(':') || rest.includes('*')) return undefined;
-  const path = rest.split('.');
-  if (path.some((segment) => segment.trim() !== segment || segment.length === 0)) return undefined;
+  const entry = typeof text === 'string' ? parseScopeText(text) : undefined;
+  if (entry === undefined) return undefined;
+  const { plane, prefix } = entry;
+  if (plane !== undefined && plane !== 'view' && plane !== 'domain') return undefined;
+  // A blank entry has no plane either (parseScopeText): `view:` alone is the whole plane.
+  if (prefix === '') return { plane, path: [] };
+  const path = prefix.split('.');
+  if (/[:*]/.test(prefix) || path.some((segment) => segment.trim() !== segment || segment === '')) return undefined;
   return plane === undefined ? { path } : { plane, path };
 }
 

@@ -12,9 +12,8 @@
  * and the next call loads again. Before the first call there is nothing the pipeline owns: no
  * confirmation can be pending, no call running.
  */
-import { issueError } from './dev.js';
-import { errorPayload } from './errors.js';
 import { RegistryCore } from './registry-core.js';
+import { notLoaded } from './toolset-common.js';
 import { lazyModule } from './util.js';
 import type { AgentInvocationResult, AgentSurfaceRegistry, RegistryOptions } from './types.js';
 
@@ -27,25 +26,13 @@ export function runInvocation(core: RegistryCore, request: unknown): Promise<Age
   return pipeline.load().then(
     (m) => m.runInvocation(core, request),
     (error: unknown): AgentInvocationResult => {
-      // The agent is told to try later, without the loader's words; the page author sees them once.
-      issueError('pipeline-unavailable', 'load', `the invoke pipeline did not load: ${String(error)}`);
       let id: unknown;
       try {
         id = (request as { invocationId?: unknown } | null)?.invocationId;
       } catch {
         // A hostile getter: the result carries no id.
       }
-      return {
-        ok: false,
-        error: errorPayload(
-          'EXECUTION_FAILED',
-          "The call did not run: the page could not load the kit's invoke pipeline. Try again later.",
-          { reason: 'pipeline-unavailable' },
-          'after-delay',
-        ),
-        invocationId: typeof id === 'string' ? id : '',
-        surfaceVersion: core.surfaceVersion,
-      };
+      return notLoaded('invoke pipeline', 'pipeline-unavailable', 'pipeline-unavailable', error, typeof id === 'string' ? id : '', core.surfaceVersion);
     },
   );
 }

@@ -7,7 +7,8 @@
  * Scope limits discovery, never authority: `invoke` does not look at it.
  */
 
-interface ScopeEntry {
+/** One scope entry as written. */
+export interface ScopeText {
   /** `undefined`: any plane. */
   plane: string | undefined;
   /** Dot-separated path prefix; `''` matches the whole plane. */
@@ -17,7 +18,12 @@ interface ScopeEntry {
 /** A compiled scope: `undefined` means everything is in scope. */
 export type ScopeMatcher = ((capabilityId: string) => boolean) | undefined;
 
-function parseEntry(raw: string): ScopeEntry | undefined {
+/**
+ * One entry's plane (as written: `undefined` for none) and path prefix, or `undefined` for a blank
+ * entry. The toolset's stricter reading (`parseScopeEntry` in meta-tools.ts) starts from this one,
+ * so both read an entry alike.
+ */
+export function parseScopeText(raw: string): ScopeText | undefined {
   const entry = raw.trim();
   if (entry === '') return undefined;
   const colon = entry.indexOf(':');
@@ -30,7 +36,7 @@ function parseEntry(raw: string): ScopeEntry | undefined {
   return plane === undefined && prefix === '' ? undefined : { plane, prefix };
 }
 
-function entryMatches(entry: ScopeEntry, plane: string | undefined, path: string): boolean {
+function entryMatches(entry: ScopeText, plane: string | undefined, path: string): boolean {
   if (entry.plane !== undefined && entry.plane !== plane) return false;
   const prefix = entry.prefix;
   if (prefix === '') return true;
@@ -44,10 +50,10 @@ export type ScopePartsMatcher = ((plane: string | undefined, path: string) => bo
 /** Like `compileScope`, for callers that hold the plane and path apart. */
 export function compileScopeParts(scope: readonly string[] | undefined | null): ScopePartsMatcher {
   if (!scope || !Array.isArray(scope) || scope.length === 0) return undefined;
-  const entries: ScopeEntry[] = [];
+  const entries: ScopeText[] = [];
   for (const raw of scope) {
     if (typeof raw !== 'string') continue;
-    const entry = parseEntry(raw);
+    const entry = parseScopeText(raw);
     if (entry) entries.push(entry);
   }
   if (entries.length === 0) return undefined;

@@ -3,6 +3,8 @@
  * gateway.ts, always in the entry) and the execution side (toolset-calls.ts, meta-calls.ts,
  * gateway-calls.ts, a lazy chunk of the CDN file). A leaf module, so neither side imports the other.
  */
+import { issueError } from './dev.js';
+import { errorPayload } from './errors.js';
 import type { AgentErrorPayload, AgentInvocationResult, AgentToolCall } from './types.js';
 
 let idCounter = 0;
@@ -27,4 +29,25 @@ export function failedCall(
   surfaceVersion: string,
 ): AgentInvocationResult {
   return { ok: false, error, invocationId, surfaceVersion };
+}
+
+/**
+ * The answer of a call whose code (`part`, a lazy chunk) could not be loaded: nothing ran, and the
+ * agent may try again later (the next call loads again). The agent is told so without the loader's
+ * words; the page author sees them on the console, once.
+ */
+export function notLoaded(
+  part: string,
+  code: string,
+  reason: string,
+  loadError: unknown,
+  invocationId: string,
+  surfaceVersion: string,
+): AgentInvocationResult {
+  issueError(code, 'load', `the ${part} did not load: ${String(loadError)}`);
+  return failedCall(
+    errorPayload('EXECUTION_FAILED', `The call did not run: the page could not load the kit's ${part}. Try again later.`, { reason }, 'after-delay'),
+    invocationId,
+    surfaceVersion,
+  );
 }

@@ -7,12 +7,10 @@
  * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "load-failed"`, retry
  * `after-delay`), runs nothing, and the next call tries again.
  */
-import { issueError } from './dev.js';
-import { errorPayload } from './errors.js';
 import type { GatewayToolSpec } from './gateway-calls.js';
 import type { MetaHost, MetaToolName } from './meta-tools.js';
 import type { DirectTarget, ToolCallState } from './toolset-calls.js';
-import { callInvocationId, failedCall } from './toolset-common.js';
+import { callInvocationId, notLoaded } from './toolset-common.js';
 import { lazyModule } from './util.js';
 import type { AgentInvocationResult, AgentToolCall } from './types.js';
 
@@ -25,28 +23,15 @@ export function prepareToolExecution(): void {
   execution.load().catch(() => {});
 }
 
-/**
- * The answer of a call that could not reach the execution chunk. The agent may try again later (the
- * next call loads again); the page author sees the loader's error on the console, once.
- */
+/** The answer of a call that could not reach the execution chunk (see `notLoaded`). */
 function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVersion: string): AgentInvocationResult {
-  issueError('tool-execution-unavailable', 'load', `the tool execution chunk did not load: ${String(error)}`);
   let invocationId = '';
   try {
     invocationId = callInvocationId(call);
   } catch {
     // A hostile getter on the call: the result carries no id.
   }
-  return failedCall(
-    errorPayload(
-      'EXECUTION_FAILED',
-      "The call did not run: the page could not load the kit's tool execution code. Try again later.",
-      { reason: 'load-failed' },
-      'after-delay',
-    ),
-    invocationId,
-    surfaceVersion,
-  );
+  return notLoaded('tool execution code', 'tool-execution-unavailable', 'load-failed', error, invocationId, surfaceVersion);
 }
 
 /**

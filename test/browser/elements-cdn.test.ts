@@ -3,8 +3,8 @@
 // the entry. Checked through dist/cdn/agent-surface.min.js itself: slots, styles, updateComplete, the
 // dialog's content, its keyboard handling (listeners the chunk attaches to the shell's <dialog>) and
 // focus return. `node scripts/test.mjs` builds dist/ before running this file (its name ends in cdn.test.ts).
-import { aTimeout, expect } from '@open-wc/testing';
-import { waitUntil } from '../until.js';
+import { expect } from '@open-wc/testing';
+import { clockMoved, waitUntil } from '../until.js';
 import { sendKeys } from '@web/test-runner-commands';
 import type { AgentSurfaceAuthority, AgentSurfaceRegistry, AgentInvocationResult, JsonObject } from '../../src/core/types.js';
 
@@ -128,7 +128,7 @@ describe('elements from dist/cdn/agent-surface.min.js', () => {
       outside.focus();
 
       const first = await ask(registry, { reason: 'one' });
-      await aTimeout(5);
+      await clockMoved(); // newest first is by creation time: the second request is a millisecond younger
       const second = await ask(registry, { reason: 'two' });
       await waitUntil(() => confirm.shadowRoot!.querySelectorAll('[part~="item"]').length === 2, 'both requests shown');
       expect(dialog.open).to.equal(true);

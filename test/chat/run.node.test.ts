@@ -240,6 +240,8 @@ describe('a scripted run over a registry toolset', () => {
       async call() {
         running++;
         most = Math.max(most, running);
+        // A tool that is slow on purpose, so calls could overlap: the outcome must not depend on how slow.
+        // eslint-disable-next-line no-restricted-syntax
         await new Promise((r) => setTimeout(r, 1));
         running--;
         return { content: [{ type: 'text', text: name }] };

@@ -1,6 +1,6 @@
-import { aTimeout, expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html } from '@open-wc/testing';
 import { freezeClock, type FrozenClock } from '../clock.js';
-import { waitUntil } from '../until.js';
+import { clockMoved, waitUntil } from '../until.js';
 import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import { devAuthority } from '../../src/core/authority.js';
 import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
@@ -148,7 +148,7 @@ describe('<agent-confirm>', () => {
     const { registry, confirm } = await page();
     expect(dialogOf(confirm).open).to.equal(false);
     await ask(registry, { reason: 'first' });
-    await aTimeout(5);
+    await clockMoved(); // newest first is by creation time: the second request is a millisecond younger
     await ask(registry, { reason: '<img src=x onerror="window.__pwned = 1">', ids: ['a', 'b'] });
     await waitUntil(() => confirm.shadowRoot!.querySelectorAll('[part~="item"]').length === 2);
 
@@ -208,7 +208,7 @@ describe('<agent-confirm>', () => {
     const { registry, confirm, outside } = await page({ delay: 100 });
     outside.focus();
     const first = await ask(registry, { reason: 'one' });
-    await aTimeout(5);
+    await clockMoved();
     await ask(registry, { reason: 'two' });
     await waitUntil(() => confirm.shadowRoot!.querySelectorAll('[part~="item"]').length === 2);
     await approvable(confirm, 0);
@@ -269,7 +269,8 @@ describe('<agent-confirm>', () => {
     const { registry, confirm } = await page();
     await ask(registry, { reason: 'audit', ids: ['n1'] });
     await waitUntil(() => dialogOf(confirm).open);
-    await aTimeout(200);
+    // Audited as a person meets it once it responds: past its activation delay.
+    await approvable(confirm);
     await expect(confirm).to.be.accessible();
   });
 });

@@ -170,6 +170,8 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     // A note is live state, not model-visible in the tool: nothing to touch.
     const quiet = host.calls.length;
     handle.update({ note: 'queued behind an update' });
+    // Only shows that nothing happens: more time can only make the check stronger.
+    // eslint-disable-next-line no-restricted-syntax
     await aTimeout(10);
     await a.settled();
     expect(host.calls.length).to.equal(quiet);
@@ -286,6 +288,8 @@ describe('createWebMcpAdapter (injected hosts)', () => {
       expect(surface.registry.confirmations.list().map((c) => c.confirmationId)).not.to.include(pending.confirmationId);
       // Approving now is too late: nothing retries the withdrawn request.
       expect(surface.registry.confirmations.approve(pending.confirmationId)).to.equal(false);
+      // Only shows that nothing happens: more time can only make the check stronger.
+      // eslint-disable-next-line no-restricted-syntax
       await aTimeout(10);
       expect(ran).to.equal(0);
     });
@@ -375,6 +379,8 @@ describe('createWebMcpAdapter (injected hosts)', () => {
     await a.stop();
     const calls = host.calls.length;
     surface.action('domain:late.one', () => ({}), { description: 'Late.' });
+    // Only shows that nothing happens: more time can only make the check stronger.
+    // eslint-disable-next-line no-restricted-syntax
     await aTimeout(10);
     expect(host.calls.length).to.equal(calls);
     await a.start({ registry: surface.registry });

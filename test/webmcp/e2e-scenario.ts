@@ -192,6 +192,8 @@ export function e2eScenario(driver: AgentDriver): void {
       await driver.cancel!(call);
       await call.result();
       await waitUntil(() => !confirm.shadowRoot?.querySelector('[part~="approve"]'), 'the request leaves the dialog');
+      // Only shows that nothing happens: more time can only make the check stronger.
+      // eslint-disable-next-line no-restricted-syntax
       await aTimeout(50);
       expect(ran).to.deep.equal([]);
     });
@@ -203,6 +205,8 @@ export function e2eScenario(driver: AgentDriver): void {
     webmcp.remove();
     const out = await call.result();
     expect(out.body.code).to.equal('CONFIRMATION_REQUIRED');
+    // Only shows that nothing happens: more time can only make the check stronger.
+    // eslint-disable-next-line no-restricted-syntax
     await aTimeout(50);
     expect(ran).to.deep.equal([]);
     expect(surface.registry!.confirmations.list()).to.deep.equal([]);
@@ -219,6 +223,8 @@ export function e2eScenario(driver: AgentDriver): void {
     await webmcp.settled();
     expect(await names()).to.have.length(3);
     if (driver.traffic) {
+      // Only shows that no other traffic follows: more time can only make the check stronger.
+      // eslint-disable-next-line no-restricted-syntax
       await aTimeout(30);
       const mine = (await driver.traffic()).filter((t) => t.slice(1).startsWith(prefix));
       expect(mine).to.deep.equal([`-${prefix}domain_devices__rename`, `+${prefix}domain_devices__rename`]);

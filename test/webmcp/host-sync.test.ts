@@ -114,6 +114,8 @@ describe('createToolSync on older host shapes', () => {
       },
       async unregisterTool(name) {
         calls.push(`unregister ${name}`);
+        // A host that is slow on purpose: the outcome must not depend on how slow.
+        // eslint-disable-next-line no-restricted-syntax
         await new Promise((r) => setTimeout(r, 5));
         held.delete(name);
       },

@@ -174,6 +174,8 @@ describe('createWebMcpAdapter on Chromium’s native host, from its first start'
     expect(adapter.status).to.equal('stopped');
     expect(await outcome(starting)).to.equal('resolved');
     expect(await outcome(stopping)).to.equal('resolved');
+    // Only shows that nothing happens: more time can only make the check stronger.
+    // eslint-disable-next-line no-restricted-syntax
     await aTimeout(50);
     expect((await agent.log(mark)).log.filter((e) => mine(e.name))).to.deep.equal([]);
     expect(adapter.status).to.equal('stopped');
@@ -422,6 +424,8 @@ describe('createWebMcpSource: orderings around the load match those once it is l
   }
 
   const lamp: RegisteredTool = { name: 'lamp', description: 'Lamp.' };
+  // Only shows that nothing happens (no listener hears a change): more time can only make the check stronger.
+  // eslint-disable-next-line no-restricted-syntax
   const tick = () => aTimeout(20);
 
   it('construction never throws, even without a host; the first discover() says UNSUPPORTED_WEBMCP', async () => {

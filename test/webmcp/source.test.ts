@@ -46,12 +46,17 @@ describe('createWebMcpSource edge cases (injected hosts)', () => {
   });
 
   it('reports a rejected executeTool as EXECUTION_FAILED and an aborted one as CANCELLED', async () => {
+    let running!: () => void;
+    const hostHasIt = new Promise<void>((resolve) => (running = resolve));
     const host: ModelContextLike = {
       getTools: async () => [{ name: 'boom', description: 'fails', window }],
       executeTool: (_tool, _input, options) =>
         new Promise((_resolve, reject) => {
           if (!options?.signal) reject(new DOMException('Tool was executed but the invocation failed.', 'UnknownError'));
-          else options.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+          else {
+            options.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+            running();
+          }
         }),
     };
     const source = createWebMcpSource({ modelContext: host });
@@ -60,7 +65,9 @@ describe('createWebMcpSource edge cases (injected hosts)', () => {
     expect(failed.ok ? undefined : failed.error).to.deep.include({ code: 'EXECUTION_FAILED' });
     const controller = new AbortController();
     const pending = source.execute({ name: 'boom', input: {} }, revision, controller.signal);
-    setTimeout(() => controller.abort(), 10);
+    // Cancelled while the host runs it, not before it got there.
+    await hostHasIt;
+    controller.abort();
     const cancelled = await pending;
     expect(cancelled.ok ? undefined : cancelled.error.code).to.equal('CANCELLED');
     source.dispose();

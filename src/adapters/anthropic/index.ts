@@ -32,19 +32,16 @@ export type AnthropicAdapter = CheckedAdapter;
 export function createAnthropicAdapter(o: AnthropicAdapterOptions): AnthropicAdapter {
   const base = trimBase(o.baseUrl ?? 'https://api.anthropic.com');
   const marker = dataMarker();
-  return httpAdapter({
+  return httpAdapter(o, {
     ...anthropicIdentity(o),
     who: `The Anthropic API at ${base}`,
-    fetch: o.fetch,
-    timeoutMs: o.timeoutMs,
     headers: () => ({
       'anthropic-version': o.version ?? '2023-06-01',
       // The API refuses browser requests without this; a key in a page is the app's own choice.
       ...(o.apiKey ? { 'x-api-key': o.apiKey, 'anthropic-dangerous-direct-browser-access': 'true' } : {}),
       ...o.headers,
     }),
-    checkUrl: o.check !== false && `${base}/v1/models`,
-    maxSteps: o.maxSteps,
-    step: (s, post) => anthropicStep(`${base}/v1/messages`, anthropicBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.instructions, o), post),
+    checkUrl: `${base}/v1/models`,
+    step: (s, post) => anthropicStep(`${base}/v1/messages`, anthropicBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.agent?.instructions, o), post),
   });
 }

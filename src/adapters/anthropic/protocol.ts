@@ -6,7 +6,7 @@
  * the tool calls they came with, as the API requires.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
-import { AdapterError, streamError } from '../shared/errors.js';
+import { cutOff, networkError, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, type StepPart } from '../shared/loop.js';
 import { json, postEvents, type PostOptions } from '../shared/sse.js';
@@ -41,16 +41,16 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
   const messages: AnthropicMessage[] = [];
   // Same-role neighbours merge: tool results and the next user text share one user message.
   const push = (role: AnthropicMessage['role'], content: AnthropicBlock[]) => {
-    if (!content.length) return;
     const last = messages[messages.length - 1];
     if (last?.role === role) last.content.push(...content);
-    else messages.push({ role, content });
+    else if (content.length) messages.push({ role, content });
   };
   for (const t of turns) {
     if (t.role === 'user') {
       push('user', [{ type: 'text', text: t.text }]);
       continue;
     }
+    // Every step here has text or a call (toTurns drops steps of thinking alone, which the API refuses).
     const blocks: AnthropicBlock[] = [];
     for (const p of t.parts) {
       if (p.type === 'text') blocks.push({ type: 'text', text: p.text });
@@ -64,8 +64,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
         else if (typeof m?.redactedData === 'string') blocks.push({ type: 'redacted_thinking', data: m.redactedData });
       }
     }
-    // A step of thinking alone is not a message the API takes.
-    if (blocks.some((b) => b.type === 'text' || b.type === 'tool_use')) push('assistant', blocks);
+    push('assistant', blocks);
     push(
       'user',
       t.answers.map((a) => ({ type: 'tool_result' as const, tool_use_id: a.id, content: a.text, ...(a.isError ? { is_error: true } : {}) })),
@@ -85,7 +84,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
 }
 
 interface Block {
-  type: string;
+  type: unknown;
   text: string;
   signature?: string;
   data?: string;
@@ -97,8 +96,7 @@ interface Block {
 /** One model step. Text streams as it comes; reasoning and tool calls when their block ends. */
 export async function* anthropicStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
   const who = post.who;
-  const blocks = new Map<number, Block>();
-  let complete = false;
+  const blocks = new Map<unknown, Block>();
   for await (const e of postEvents(url, body, post)) {
     const ev = json(e, who) as {
       type?: string;
@@ -109,33 +107,24 @@ export async function* anthropicStep(url: string, body: unknown, post: PostOptio
     };
     const type = ev?.type ?? e.event;
     if (type === 'error') throw streamError(ev.error, who);
-    if (type === 'message_stop') {
-      complete = true;
-      break;
-    }
-    const index = typeof ev.index === 'number' ? ev.index : -1;
+    if (type === 'message_stop') return;
+    const b = blocks.get(ev.index);
     if (type === 'content_block_start') {
-      const b = ev.content_block ?? {};
-      const block: Block = { type: String(b.type), text: '', id: b.id, name: b.name, input: b.input, data: b.data };
-      blocks.set(index, block);
-      const first = b.type === 'text' ? b.text : b.type === 'thinking' ? b.thinking : '';
-      if (first) block.text = first;
-      if (b.type === 'text' && first) yield { type: 'text-delta', delta: first };
-    } else if (type === 'content_block_delta') {
-      const b = blocks.get(index);
+      const c = ev.content_block ?? {};
+      const text = (c.type === 'text' ? c.text : c.type === 'thinking' ? c.thinking : '') || '';
+      blocks.set(ev.index, { type: c.type, text, id: c.id, name: c.name, input: c.input, data: c.data });
+      if (c.type === 'text' && text) yield { type: 'text-delta', delta: text };
+    } else if (type === 'content_block_delta' && b) {
       const d = ev.delta ?? {};
-      if (!b) continue;
-      if (d.type === 'text_delta' && typeof d.text === 'string') {
-        b.text += d.text;
-        if (d.text) yield { type: 'text-delta', delta: d.text };
-      } else if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
-        b.text += d.partial_json;
-        if (b.text.length > 1_000_000) throw new AdapterError('network', `${who} sent tool input over 1 MB`);
-      } else if (d.type === 'thinking_delta' && typeof d.thinking === 'string') b.text += d.thinking;
-      else if (d.type === 'signature_delta' && typeof d.signature === 'string') b.signature = (b.signature ?? '') + d.signature;
+      // Text, tool input (JSON text) and thinking each come in their own delta type.
+      const piece = d.type === 'text_delta' ? d.text : d.type === 'input_json_delta' ? d.partial_json : d.type === 'thinking_delta' ? d.thinking : undefined;
+      if (typeof piece === 'string') {
+        b.text += piece;
+        if (d.type === 'text_delta' && piece) yield { type: 'text-delta', delta: piece };
+        if (b.text.length > 1_000_000 && b.type === 'tool_use') throw networkError(`${who} sent tool input over 1 MB`);
+      } else if (d.type === 'signature_delta' && typeof d.signature === 'string') b.signature = (b.signature ?? '') + d.signature;
     } else if (type === 'content_block_stop') {
-      const b = blocks.get(index);
-      blocks.delete(index);
+      blocks.delete(ev.index);
       if (b?.type === 'thinking')
         yield { type: 'reasoning', text: b.text, providerMetadata: { anthropic: b.signature ? { signature: b.signature } : {} } };
       else if (b?.type === 'redacted_thinking') yield { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: b.data ?? '' } } };
@@ -148,5 +137,5 @@ export async function* anthropicStep(url: string, body: unknown, post: PostOptio
     }
     // ping, message_start, message_delta and blocks of other types carry nothing for the chat.
   }
-  if (!complete) throw new AdapterError('network', `The connection to ${who} closed before the reply finished`);
+  throw cutOff(who);
 }

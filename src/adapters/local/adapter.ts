@@ -6,7 +6,7 @@ import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, Mod
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
 import { messageOf, newId } from './ids.js';
-import { BUILT_IN_MODEL_ID, modelEntries, type Entry, type Kind } from './options.js';
+import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { localIdentity } from '../identity.js';
 import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
@@ -70,12 +70,17 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   const runnable = () => entries.filter((e) => e.check && e.check.state !== 'unavailable');
 
-  function engineFor(entry: Entry): LocalEngine | undefined {
-    if (entry.kind === 'custom') return custom;
-    if (entry.kind === 'wasm') return wasm;
-    if (entry.kind === 'prompt-api') return promptApi;
-    return (globalThis.navigator as { gpu?: unknown })?.gpu ? options.webgpu : undefined;
-  }
+  const engineFor = (entry: Entry): LocalEngine | undefined =>
+    ({ custom, wasm, 'prompt-api': promptApi, webgpu: (globalThis.navigator as { gpu?: unknown })?.gpu ? options.webgpu : undefined })[entry.kind];
+
+  // The remembered choice; storage may be blocked, and then the choice lasts for this page only.
+  const remember = (id?: string) => {
+    try {
+      return id ? localStorage.setItem(selectionKey, id) : localStorage.getItem(selectionKey);
+    } catch {
+      return null;
+    }
+  };
 
   async function check(entry: Entry): Promise<EngineCheck> {
     try {
@@ -93,17 +98,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     checked ??= (async () => {
       await Promise.all(entries.map(async (e) => (e.check = await check(e))));
       const ok = runnable();
-      let remembered: string | null = null;
-      try {
-        remembered = globalThis.localStorage?.getItem(selectionKey) ?? null;
-      } catch {
-        // storage blocked: no remembered choice
-      }
-      const order: Kind[] = ['prompt-api', 'custom', 'wasm', 'webgpu'];
-      selected ??=
-        ok.find((e) => e.model.id === remembered) ??
-        ok.find((e) => e.model.recommended) ??
-        [...ok].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))[0];
+      const remembered = remember();
+      // Else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
+      selected ??= ok.find((e) => e.model.id === remembered) ?? ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
       checking = false;
       notify();
     })();
@@ -118,8 +115,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       return { state: 'unavailable', reason: reasons[0] ?? 'No model is set up for this device.' };
     }
     if (phase === 'error') return { state: 'error', error };
-    if (phase === 'downloading') return { state: 'downloading', progress };
-    if (phase === 'loading') return { state: 'loading', progress };
+    if (phase === 'downloading' || phase === 'loading') return { state: phase, progress };
     if (session) return { state: 'ready' };
     const c = selected.check!;
     if (c.state === 'needs-download') {
@@ -206,11 +202,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     const old = session;
     session = undefined;
     selected = next;
-    try {
-      globalThis.localStorage?.setItem(selectionKey, id);
-    } catch {
-      // storage blocked: the choice lasts for this page only
-    }
+    remember(id);
     error = '';
     set('idle');
     if (old) await old.dispose();
@@ -219,13 +211,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   function models(): readonly ModelChoice[] {
     void ensureChecked();
     return runnable().map((e) => {
-      const choice: ModelChoice = { id: e.model.id, label: e.model.label, brief: e.model.brief };
-      if (e.model.bytes !== undefined) choice.bytes = e.model.bytes;
-      else if (e.check?.state === 'needs-download' && e.check.bytes !== undefined) choice.bytes = e.check.bytes;
-      choice.cached = e.check?.state === 'cached';
-      choice.recommended = !!e.model.recommended;
-      choice.selected = e === selected;
-      return choice;
+      const { id, label, brief, recommended } = e.model;
+      const c = e.check!;
+      const bytes = e.model.bytes ?? (c.state === 'needs-download' ? c.bytes : undefined);
+      return { id, label, brief, ...(bytes !== undefined ? { bytes } : {}), cached: c.state === 'cached', recommended: !!recommended, selected: e === selected };
     });
   }
 

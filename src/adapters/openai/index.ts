@@ -35,14 +35,11 @@ export type OpenAICompatibleAdapter = CheckedAdapter;
 export function createOpenAICompatibleAdapter(o: OpenAICompatibleAdapterOptions): OpenAICompatibleAdapter {
   const base = trimBase(o.baseUrl);
   const marker = dataMarker();
-  return httpAdapter({
+  return httpAdapter(o, {
     ...openAIIdentity(o),
     who: `The model server at ${base}`,
-    fetch: o.fetch,
-    timeoutMs: o.timeoutMs,
     headers: () => ({ ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}), ...o.headers }),
-    checkUrl: o.check !== false && `${base}/models`,
-    maxSteps: o.maxSteps,
-    step: (s, post) => openAIStep(`${base}/chat/completions`, openAIBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.instructions, o), post),
+    checkUrl: `${base}/models`,
+    step: (s, post) => openAIStep(`${base}/chat/completions`, openAIBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.agent?.instructions, o), post),
   });
 }

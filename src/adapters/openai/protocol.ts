@@ -4,7 +4,7 @@
  * server. The server differences this absorbs are listed in the README.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
-import { AdapterError, streamError } from '../shared/errors.js';
+import { cutOff, networkError, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, type StepPart } from '../shared/loop.js';
 import { json, postEvents, type PostOptions } from '../shared/sse.js';
@@ -33,22 +33,19 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
   const messages: OpenAIMessage[] = instructions ? [{ role: 'system', content: instructions }] : [];
   // Reasoning goes back only within the current tool loop (after the last user turn), which is
   // what servers that want it back ask for; older turns' reasoning is dropped.
-  let lastUser = -1;
-  turns.forEach((t, i) => t.role === 'user' && (lastUser = i));
+  const lastUser = turns.map((t) => t.role).lastIndexOf('user');
   turns.forEach((t, i) => {
     if (t.role === 'user') return void messages.push({ role: 'user', content: t.text });
-    let text = '';
     const m: OpenAIAssistantMessage = { role: 'assistant', content: null };
     const calls: NonNullable<OpenAIAssistantMessage['tool_calls']> = [];
     for (const p of t.parts) {
-      if (p.type === 'text') text += p.text;
+      if (p.type === 'text') m.content = (m.content ?? '') + p.text;
       else if (p.type === 'tool') calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } });
       else if (i > lastUser) {
         const field = (p.providerMetadata?.openaiCompatible as { field?: unknown } | undefined)?.field;
         if (field === 'reasoning_content' || field === 'reasoning') m[field] = (m[field] ?? '') + p.text;
       }
     }
-    if (text) m.content = text;
     if (calls.length) m.tool_calls = calls;
     messages.push(m);
     for (const a of t.answers) messages.push({ role: 'tool', tool_call_id: a.id, content: a.text });
@@ -71,45 +68,6 @@ interface Assembling {
   args: string;
 }
 
-/**
- * Some servers (LM Studio and Ollama with some models, llama-server without a reasoning format)
- * put the model's reasoning in the text as a leading `<think>…</think>` block: split it off.
- */
-function thinkSplitter() {
-  let mode: 'start' | 'think' | 'text' = 'start';
-  let buf = '';
-  return (delta: string, end = false): { text: string; reasoning: string } => {
-    buf += delta;
-    if (mode === 'start') {
-      const t = buf.trimStart();
-      if (t.startsWith('<think>')) {
-        mode = 'think';
-        buf = t.slice(7);
-      }
-      else if (end || !'<think>'.startsWith(t)) mode = 'text';
-      else return { text: '', reasoning: '' };
-    }
-    if (mode === 'think') {
-      const at = buf.indexOf('</think>');
-      if (at >= 0) {
-        const reasoning = buf.slice(0, at);
-        const text = buf.slice(at + 8).replace(/^\s+/, '');
-        buf = '';
-        mode = 'text';
-        return { text, reasoning };
-      }
-      // Keep a tail that may be the start of the closing tag.
-      const keep = end ? 0 : Math.min(buf.length, 7);
-      const reasoning = buf.slice(0, buf.length - keep);
-      buf = buf.slice(buf.length - keep);
-      return { text: '', reasoning };
-    }
-    const text = buf;
-    buf = '';
-    return { text, reasoning: '' };
-  };
-}
-
 /** One model step: text deltas and reasoning as they come, the assembled tool calls at the end. */
 export async function* openAIStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
   const who = post.who;
@@ -119,11 +77,41 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
   let field = 'reasoning_content';
   let thinkReasoning = '';
   let complete = false;
-  const split = thinkSplitter();
+  // Some servers (LM Studio and Ollama with some models, llama-server without a reasoning format)
+  // put the model's reasoning in the text as a leading `<think>…</think>` block: split it off.
+  // `think` is 0 before the text shows whether it starts with one, 1 inside it, 2 past it.
+  let think = 0;
+  let held = '';
+  /** The text to show of a content delta (`end`: the stream is over); the block goes to thinkReasoning. */
+  const split = (delta: string, end = false): string => {
+    if (think > 1) return delta;
+    held += delta;
+    if (!think) {
+      const t = held.trimStart();
+      if (!t.startsWith('<think>')) {
+        if (!end && '<think>'.startsWith(t)) return '';
+        think = 2;
+        return held;
+      }
+      think = 1;
+      held = t.slice(7);
+    }
+    const at = held.indexOf('</think>');
+    if (at < 0 && !end) return '';
+    think = 2;
+    thinkReasoning += at < 0 ? held : held.slice(0, at);
+    return at < 0 ? '' : held.slice(at + 8).replace(/^\s+/, '');
+  };
   const flush = function* (): Generator<StepPart> {
     const text = reasoning || thinkReasoning;
     if (text) yield { type: 'reasoning', text, providerMetadata: { openaiCompatible: { field: reasoning ? field : 'think-tag' } } };
     reasoning = thinkReasoning = '';
+  };
+  const show = function* (text: string): Generator<StepPart> {
+    if (text) {
+      yield* flush();
+      yield { type: 'text-delta', delta: text };
+    }
   };
   for await (const e of postEvents(url, body, post)) {
     if (e.data.trim() === '[DONE]') {
@@ -152,14 +140,7 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
         field = f;
       }
     }
-    if (typeof d.content === 'string' && d.content) {
-      const s = split(d.content);
-      thinkReasoning += s.reasoning;
-      if (s.text) {
-        yield* flush();
-        yield { type: 'text-delta', delta: s.text };
-      }
-    }
+    if (typeof d.content === 'string') yield* show(split(d.content));
     for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
       const index = typeof tc?.index === 'number' ? tc.index : -1;
       const id = typeof tc?.id === 'string' ? tc.id : '';
@@ -169,20 +150,18 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
         calls.push((call = { id, name: '', args: '' }));
         byIndex.set(index, call);
       }
-      if (id && !call.id) call.id = id;
+      call.id ||= id;
       const fn = tc.function ?? {};
-      if (typeof fn.name === 'string' && !call.name) call.name = fn.name;
+      if (typeof fn.name === 'string') call.name ||= fn.name;
       if (typeof fn.arguments === 'string') call.args += fn.arguments;
       // Some servers send the arguments as an object, whole.
       else if (fn.arguments && typeof fn.arguments === 'object') call.args = JSON.stringify(fn.arguments);
-      if (call.args.length > 1_000_000) throw new AdapterError('network', `${who} sent tool arguments over 1 MB`);
+      if (call.args.length > 1_000_000) throw networkError(`${who} sent tool arguments over 1 MB`);
     }
     if (choice.finish_reason) complete = true;
   }
-  if (!complete) throw new AdapterError('network', `The connection to ${who} closed before the reply finished`);
-  const rest = split('', true);
-  thinkReasoning += rest.reasoning;
+  if (!complete) throw cutOff(who);
+  yield* show(split('', true));
   yield* flush();
-  if (rest.text) yield { type: 'text-delta', delta: rest.text };
   for (const c of calls) yield { type: 'tool-call', id: c.id, name: c.name, ...parseArguments(c.name, c.args) };
 }

@@ -19,81 +19,87 @@ export class AdapterError extends Error {
   }
 }
 
-/** A server's own message, as short plain text (bodies are untrusted and may be HTML or huge). */
-export function serverMessage(body: string): string {
-  let text = body;
-  try {
-    const json = JSON.parse(body);
-    const e = json?.error ?? json;
-    text = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : typeof json?.detail === 'string' ? json.detail : '';
-  } catch {
-    // Not JSON: keep the text unless it looks like an HTML error page.
-    if (/^\s*</.test(body)) text = '';
-  }
+/** What was thrown, in words. */
+export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** A network failure (the code of everything that is not the request's own fault). */
+export const networkError = (message: string) => new AdapterError('network', message);
+
+/** Untrusted text (a server's words) as one short line. */
+const line = (text: string) => {
   text = text.replace(/\s+/g, ' ').trim();
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
+};
+
+/** `who` inside a sentence. */
+const the = (who: string) => who.replace(/^The /, 'the ');
 
 /** A response's `retry-after` as seconds: a number of seconds or an HTTP date. */
 function retryAfterSeconds(res: Response): number | undefined {
   const value = res.headers.get('retry-after');
   if (!value) return undefined;
   const n = Number(value);
-  if (Number.isFinite(n) && n >= 0) return Math.ceil(n);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  return isFinite(n) && n >= 0 ? Math.ceil(n) : isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 /**
- * An HTTP error response as an AdapterError. `quiet` leaves the server's own message out (the chat
- * server uses it so a provider's words, which may quote a key, never reach the browser).
+ * An HTTP error response as an AdapterError, with the server's own message when it gave one (its
+ * body is untrusted and may be HTML or huge). `quiet` leaves that message out: the chat server
+ * uses it so a provider's words, which may quote a key, never reach the browser.
  */
 export async function httpError(res: Response, who: string, quiet = false): Promise<AdapterError> {
   const status = res.status;
-  let detail = '';
+  const wait = retryAfterSeconds(res);
+  let said = '.';
   if (!quiet) {
     try {
       const body = await res.text();
+      let json;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        // Not JSON: the text itself, unless it looks like an HTML error page.
+      }
+      const e = json?.error ?? json;
       // The chat server (createChatHandler) answers with the seed's own error part.
-      const part = /^\s*\{/.test(body) ? JSON.parse(body) : undefined;
-      if (part?.type === 'error' && typeof part.error === 'string' && CODES.includes(part.code))
-        return new AdapterError(part.code, serverMessage(JSON.stringify(part)), retryAfterSeconds(res));
-      detail = serverMessage(body);
+      if (json?.type === 'error' && typeof e === 'string' && CODES.includes(json.code)) return new AdapterError(json.code, line(e), wait);
+      const text = line(json === undefined ? (/^\s*</.test(body) ? '' : body) : ([e, e?.message, json?.detail].find((s) => typeof s === 'string') ?? ''));
+      if (text) said = `: ${text}`;
     } catch {
-      // The body could not be read or parsed: the status says enough.
+      // The body could not be read: the status says enough.
     }
   }
-  const said = detail ? `: ${detail}` : '.';
-  if (status === 401 || status === 403)
-    return new AdapterError('bad_request', `${who} refused the credentials (HTTP ${status}); check the API key${said}`);
-  if (status === 429) {
-    const wait = retryAfterSeconds(res);
-    return new AdapterError(
-      'rate_limited',
-      `${who} is rate limiting requests${wait === undefined ? '' : `; try again in ${wait} s`}${said}`,
-      wait,
-    );
-  }
-  if (status >= 500) return new AdapterError('network', `${who} failed (HTTP ${status})${said}`);
-  return new AdapterError('bad_request', `${who} rejected the request (HTTP ${status})${said}`);
+  const [code, what, then = ''] =
+    status === 401 || status === 403
+      ? ['bad_request', 'refused the credentials', '; check the API key']
+      : status === 429
+        ? ['rate_limited', 'is rate limiting requests', wait === undefined ? '' : `; try again in ${wait} s`]
+        : status >= 500
+          ? ['network', 'failed']
+          : ['bad_request', 'rejected the request'];
+  return new AdapterError(code as AgentErrorCode, `${who} ${what} (HTTP ${status})${then}${said}`, wait);
 }
 
 /** Whatever was thrown, as an AdapterError (a fetch `TypeError` is a network failure). */
 export function toAdapterError(e: unknown, who: string): AdapterError {
   if (e instanceof AdapterError) return e;
-  // fetch's TypeError says only "fetch failed"; its cause names the socket error (ECONNREFUSED).
+  // Node's fetch TypeError says only "fetch failed"; its cause names the socket error (ECONNREFUSED).
   const cause = (e as { cause?: { code?: unknown; message?: unknown } })?.cause;
   const detail = cause?.code ?? cause?.message;
   const why = e instanceof Error && e.message ? `: ${e.message}${typeof detail === 'string' ? ` (${detail})` : ''}` : '';
-  return new AdapterError('network', `Could not reach ${who.replace(/^The /, 'the ')}${why}`);
+  return networkError(`Could not reach ${the(who)}${why}`);
 }
+
+/** A stream that ended without its end-of-reply event. */
+export const cutOff = (who: string) => networkError(`The connection to ${the(who)} closed before the reply finished`);
 
 /** An error event inside a stream (`{ error: { type, message } }`), by the kind it names. */
 export function streamError(error: unknown, who: string): AdapterError {
   const e = (error ?? {}) as { type?: unknown; code?: unknown; message?: unknown };
-  const kind = `${e.type ?? ''} ${e.code ?? ''}`;
-  const message = `${who} reported an error: ${typeof e.message === 'string' ? serverMessage(JSON.stringify({ error: e.message })) : 'no details'}`;
-  if (/rate_limit/.test(kind)) return new AdapterError('rate_limited', message);
-  if (/invalid_request|authentication|permission|not_found|context|exceed/.test(kind)) return new AdapterError('bad_request', message);
-  return new AdapterError('network', message);
+  const kind = `${e.type} ${e.code}`;
+  return new AdapterError(
+    /rate_limit/.test(kind) ? 'rate_limited' : /invalid_request|authentication|permission|not_found|context|exceed/.test(kind) ? 'bad_request' : 'network',
+    `${who} reported an error: ${typeof e.message === 'string' ? line(e.message) : 'no details'}`,
+  );
 }

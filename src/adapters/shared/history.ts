@@ -2,13 +2,13 @@
  * The conversation as provider turns: user text, and assistant steps (text, reasoning, tool calls)
  * each followed by the answers to its calls. Shared by every provider's request builder.
  */
-import type { AgentMessage, AgentPart, ToolDescriptor } from '../../chat/types.js';
+import type { AgentMessage, AgentPart, AgentToolPart, ToolDescriptor } from '../../chat/types.js';
 import { NOT_EXECUTED, outputText, uid } from './loop.js';
 import { toolText } from './untrusted.js';
 
 export { DEFAULT_MAX_TOOL_OUTPUT, toolText } from './untrusted.js';
 
-export type ToolPart = Extract<AgentPart, { type: 'tool' }>;
+export type ToolPart = AgentToolPart;
 export type StepItem = Exclude<AgentPart, ToolPart> | ToolPart;
 export interface ToolAnswer {
   id: string;
@@ -28,28 +28,12 @@ export interface OutputOptions {
  */
 export const dataMarker = () => uid('data').slice(5, 17);
 
-function answer(p: ToolPart, untrusted: boolean, marker: string, max?: number): ToolAnswer {
-  let text: string;
-  let fromTool = false;
-  if (p.output && (p.state === 'done' || p.state === 'error')) {
-    text = outputText(p.output);
-    fromTool = true;
-  }
-  else if (p.state === 'error' || p.state === 'cancelled') text = p.error || NOT_EXECUTED;
-  else text = NOT_EXECUTED;
-  return { id: p.id, text: fromTool ? toolText(text, untrusted, marker, max) : text, isError: p.state !== 'done' };
-}
-
 /**
  * Splits the messages into turns. A tool's output counts as untrusted when its tool says so, or
  * when the tool is no longer on the page (nothing vouches for it then).
  */
 export function toTurns(messages: readonly AgentMessage[], tools: readonly ToolDescriptor[], marker: string, o: OutputOptions = {}): Turn[] {
   const turns: Turn[] = [];
-  const untrusted = (name: string) => {
-    const t = tools.find((t) => t.name === name);
-    return t ? t.untrustedOutput === true : true;
-  };
   for (const m of messages) {
     if (m.role === 'user') {
       const text = (m.parts ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
@@ -63,7 +47,13 @@ export function toTurns(messages: readonly AgentMessage[], tools: readonly ToolD
       if (!cur || (p.type !== 'tool' && cur.answers.length)) turns.push((cur = { role: 'assistant', parts: [], answers: [] }));
       if (p.type === 'text' && !p.text) continue;
       cur.parts.push(p);
-      if (p.type === 'tool') cur.answers.push(answer(p, untrusted(p.name), marker, o.maxToolOutputChars));
+      if (p.type !== 'tool') continue;
+      const t = tools.find((t) => t.name === p.name);
+      const text =
+        p.output && (p.state === 'done' || p.state === 'error')
+          ? toolText(outputText(p.output), !t || t.untrustedOutput === true, marker, o.maxToolOutputChars)
+          : ((p.state === 'error' || p.state === 'cancelled') && p.error) || NOT_EXECUTED;
+      cur.answers.push({ id: p.id, text, isError: p.state !== 'done' });
     }
   }
   return turns.filter((t) => t.role === 'user' || t.parts.some((p) => p.type !== 'reasoning'));

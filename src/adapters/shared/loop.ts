@@ -9,11 +9,13 @@ import type {
   AgentPart,
   AgentRunRequest,
   AgentStreamPart,
+  AgentToolPart,
   ProviderMetadata,
   ToolDescriptor,
   ToolOutput,
+  WebAgent,
 } from '../../chat/types.js';
-import { AdapterError } from './errors.js';
+import { AdapterError, errorText } from './errors.js';
 
 /** What a provider's step reports: stream parts without the message id the loop adds. */
 export type StepPart =
@@ -35,23 +37,25 @@ export interface StepInput {
   /** The conversation, this run's earlier steps included. */
   messages: AgentMessage[];
   tools: ToolDescriptor[];
-  instructions?: string;
-  /** `req.agent.id`: what the cloud adapter sends instead of instructions. */
-  agentId?: string;
-  signal: AbortSignal;
+  /** `req.agent`: its instructions for a provider, its id for the cloud adapter. */
+  agent?: WebAgent;
 }
 
-export type Step = (input: StepInput) => AsyncIterable<StepPart>;
+/** One model step over the conversation and the tools the model is shown. */
+export type Step = (messages: AgentMessage[], tools: ToolDescriptor[]) => AsyncIterable<StepPart>;
 
 export const DEFAULT_MAX_STEPS = 8;
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
 export const NOT_EXECUTED = 'Error [cancelled] not executed: the run ended before this call ran.';
 
-export const uid = (prefix: string) =>
-  `${prefix}_${globalThis.crypto?.randomUUID?.().replace(/-/g, '') ?? Math.random().toString(36).slice(2) + Date.now().toString(36)}`;
+/** A fresh id of about 30 random digits, from `crypto.getRandomValues` (every page has it, secure context or not). */
+export const uid = (prefix: string) => `${prefix}_${crypto.getRandomValues(new Uint32Array(3)).join('')}`;
 
 export const outputText = (o: ToolOutput) =>
   Array.isArray(o?.content) ? o.content.map((c) => (typeof c?.text === 'string' ? c.text : '')).join('\n') : '';
+
+/** A name from model output, quoted and cut short, for an error message. */
+const quote = (name: string) => JSON.stringify(name.slice(0, 100));
 
 /** Parses a call's streamed arguments: empty means no arguments; not JSON makes the call invalid. */
 export function parseArguments(name: string, args: string): { input: unknown; invalid?: string } {
@@ -59,7 +63,7 @@ export function parseArguments(name: string, args: string): { input: unknown; in
   try {
     return { input: JSON.parse(args) };
   } catch {
-    return { input: args.slice(0, 2000), invalid: `the arguments for ${JSON.stringify(name.slice(0, 100))} were not valid JSON.` };
+    return { input: args.slice(0, 2000), invalid: `Error: the arguments for ${quote(name)} were not valid JSON.` };
   }
 }
 
@@ -79,78 +83,75 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
   const limit = Math.max(1, maxSteps ?? req.agent?.maxSteps ?? DEFAULT_MAX_STEPS);
   const messages = [...req.messages];
   const ids = usedIds(messages);
-  // Calls reported but not answered yet: answered as not executed if the run ends early.
-  const open = new Map<string, Extract<AgentPart, { type: 'tool' }>>();
-  const answer = function* (id: string, error: string, output?: ToolOutput): Generator<AgentStreamPart> {
-    const part = open.get(id)!;
-    open.delete(id);
+  const signal = req.signal;
+  // This step's calls, each with the error that answers it instead when it cannot run.
+  let calls: [AgentToolPart, string?][] = [];
+  const answer = (part: AgentToolPart, error: string, output?: ToolOutput): AgentStreamPart => {
+    const id = part.id;
     part.state = error.startsWith('Error [cancelled]') ? 'cancelled' : error ? 'error' : 'done';
     if (output) part.output = output;
     if (error) part.error = error;
-    yield error ? { type: 'tool-error', id, error } : { type: 'tool-result', id, output: output! };
+    return error ? { type: 'tool-error', id, error } : { type: 'tool-result', id, output: output! };
   };
   try {
     for (let n = 1; ; n++) {
       const messageId = uid('msg');
       const parts: AgentPart[] = [];
-      const calls: { id: string; name: string; input: unknown; invalid?: string }[] = [];
       let capped = false;
+      calls = [];
       yield { type: 'message-start', messageId };
       const tools = req.tools;
-      for await (const p of step({ messages, tools, instructions: req.agent?.instructions, agentId: req.agent?.id, signal: req.signal })) {
-        if (p.type === 'text-delta') {
-          if (!p.delta) continue;
-          const last = parts[parts.length - 1];
-          if (last?.type === 'text') last.text += p.delta;
-          else parts.push({ type: 'text', text: p.delta });
-          yield { type: 'text-delta', messageId, delta: p.delta };
-        } else if (p.type === 'max-steps') {
-          capped = true;
-        } else if (p.type === 'reasoning') {
-          const meta = p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
-          parts.push({ type: 'reasoning', text: p.text, ...meta });
-          yield { type: 'reasoning', messageId, text: p.text, ...meta };
-        } else {
+      for await (const p of step(messages, tools)) {
+        const meta = 'providerMetadata' in p && p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
+        const last = parts[parts.length - 1];
+        if (p.type === 'max-steps') capped = true;
+        else if (p.type === 'tool-call') {
           // Model output is untrusted: a missing, repeated or reused id gets a fresh one.
           let id = typeof p.id === 'string' && p.id ? p.id : uid('call');
           if (ids.has(id)) id = uid('call');
           ids.add(id);
           const name = String(p.name ?? '');
-          const meta = p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
-          const tool: Extract<AgentPart, { type: 'tool' }> = { type: 'tool', id, name, input: p.input, state: 'running', ...meta };
+          const input = p.input;
+          const tool: AgentToolPart = { type: 'tool', id, name, input, state: 'running', ...meta };
           parts.push(tool);
-          open.set(id, tool);
-          calls.push({ id, name, input: p.input, invalid: p.invalid });
-          yield { type: 'tool-call', messageId, id, name, input: p.input, ...meta };
+          calls.push([tool, p.invalid]);
+          yield { type: 'tool-call', messageId, id, name, input, ...meta };
+        } else if (p.type === 'reasoning') {
+          parts.push({ type: 'reasoning', text: p.text, ...meta });
+          yield { type: 'reasoning', messageId, text: p.text, ...meta };
+        } else if (p.delta) {
+          if (last?.type === 'text') last.text += p.delta;
+          else parts.push({ type: 'text', text: p.delta });
+          yield { type: 'text-delta', messageId, delta: p.delta };
         }
       }
       messages.push({ id: messageId, role: 'assistant', parts });
       // One at a time: one page, one cursor.
-      for (const c of calls) {
-        if (req.signal.aborted) yield* answer(c.id, NOT_EXECUTED);
-        else if (c.invalid) yield* answer(c.id, `Error: ${c.invalid}`);
-        else if (!tools.some((t) => t.name === c.name))
-          yield* answer(c.id, `Error: there is no tool named ${JSON.stringify(c.name.slice(0, 100))} on this page.`);
-        else {
-          let output: ToolOutput;
+      for (const [tool, invalid] of calls) {
+        const { id, name, input } = tool;
+        let error = signal.aborted
+          ? NOT_EXECUTED
+          : invalid || (tools.some((t) => t.name === name) ? '' : `Error: there is no tool named ${quote(name)} on this page.`);
+        let output: ToolOutput | undefined;
+        if (!error) {
           try {
-            output = await req.callTool({ id: c.id, name: c.name, input: c.input });
+            output = await req.callTool({ id, name, input });
           } catch (e) {
             // callTool never rejects by contract; a broken one still gets its call answered.
-            output = { content: [{ type: 'text', text: `Error: ${e instanceof Error ? e.message : String(e)}` }], isError: true };
+            output = { content: [{ type: 'text', text: `Error: ${errorText(e)}` }], isError: true };
           }
-          yield* answer(c.id, output?.isError ? outputText(output) || 'Error: the tool failed.' : '', output);
+          if (output?.isError) error = outputText(output) || 'Error: the tool failed.';
         }
+        yield answer(tool, error, output);
       }
       yield { type: 'step-finish', step: n };
-      if (req.signal.aborted) return yield { type: 'finish', reason: 'aborted' };
-      if (!calls.length && !capped) return yield { type: 'finish', reason: 'stop' };
-      if (n >= limit || capped) return yield { type: 'finish', reason: 'max-steps' };
+      const reason = signal.aborted ? 'aborted' : !calls.length && !capped ? 'stop' : n >= limit || capped ? 'max-steps' : 0;
+      if (reason) return yield { type: 'finish', reason };
     }
   } catch (e) {
-    for (const id of [...open.keys()]) yield* answer(id, NOT_EXECUTED);
-    if (req.signal.aborted) return yield { type: 'finish', reason: 'aborted' };
-    const err = e instanceof AdapterError ? e : new AdapterError('network', e instanceof Error ? e.message : String(e));
-    yield { type: 'error', error: err.message, code: err.code };
+    // Calls reported but not answered yet are answered as not executed.
+    for (const [tool] of calls) if (tool.state === 'running') yield answer(tool, NOT_EXECUTED);
+    if (signal.aborted) return yield { type: 'finish', reason: 'aborted' };
+    yield { type: 'error', error: errorText(e), code: e instanceof AdapterError ? e.code : 'network' };
   }
 }

@@ -4,30 +4,27 @@
  * `unavailable` with the reason. Runs update it: a network failure makes it `unavailable`, a
  * reply makes it `ready` again.
  */
-import type { AdapterStatus } from '../../chat/types.js';
-import { AdapterError } from './errors.js';
+import type { AdapterStatus, AgentErrorCode } from '../../chat/types.js';
+import { AdapterError, errorText } from './errors.js';
 
-/** A refusal that will not pass by retrying: bad credentials, or a chat switched off. */
-const refused = (e: AdapterError) => e.code === 'chat_disabled' || /credentials/.test(e.message);
+const lasting = (code: AgentErrorCode, reason: string) => code === 'network' || code === 'chat_disabled' || /credentials/.test(reason);
 
 export function connectionStatus(check: (() => Promise<unknown>) | false) {
-  let current: AdapterStatus = check ? { state: 'loading' } : { state: 'ready' };
+  let current: AdapterStatus = { state: check ? 'loading' : 'ready' };
   let started = !check;
   const listeners = new Set<() => void>();
   const set = (s: AdapterStatus) => {
     current = s;
     for (const l of [...listeners]) l();
   };
-  const report = (e?: unknown): void => {
-    // A run's outcome is as good as a check: no need to start one after it.
+  /**
+   * A run's or a check's outcome: no code is a reply, which makes the server ready. Failing to
+   * reach it, bad credentials and a chat switched off (lasting refusals) make it unavailable; any
+   * other refusal says nothing of the server.
+   */
+  const report = (code?: AgentErrorCode, reason = ''): void => {
     started = true;
-    if (!e) return void (current.state === 'ready' || set({ state: 'ready' }));
-    // Only failures to reach the server make it unavailable; a refused request says nothing of it.
-    if (e instanceof AdapterError && e.code !== 'network') {
-      if (refused(e)) set({ state: 'unavailable', reason: e.message });
-      return;
-    }
-    set({ state: 'unavailable', reason: e instanceof Error ? e.message : String(e) });
+    if (code ? lasting(code, reason) : current.state !== 'ready') set(code ? { state: 'unavailable', reason } : { state: 'ready' });
   };
   const recheck = (): Promise<void> => {
     started = true;
@@ -35,8 +32,12 @@ export function connectionStatus(check: (() => Promise<unknown>) | false) {
     if (current.state !== 'loading') set({ state: 'loading' });
     return check().then(
       () => report(),
-      // Any other answer (a 404 from a server without the route, say) proves the server is there.
-      (e) => report(e instanceof AdapterError && e.code !== 'network' && !refused(e) ? undefined : e),
+      (e) => {
+        const code = e instanceof AdapterError ? e.code : 'network';
+        const reason = errorText(e);
+        // Any answer but a lasting refusal (a 404 from a server without the route, say) proves the server is there.
+        report(lasting(code, reason) ? code : undefined, reason);
+      },
     );
   };
   return {
