@@ -1,96 +1,13 @@
-// The Prompt API path: against this Chromium's own `LanguageModel` (whatever this build offers),
-// and against a double written from the API's published Web IDL for the states this build cannot
-// reach (downloadable, downloading, available, create() failures).
+// The Prompt API path in the prompt format: against this Chromium's own `LanguageModel` (whatever
+// this build offers), and against a double written from the API's published Web IDL
+// (./prompt-api-double.ts) for the states this build cannot reach (downloadable, downloading,
+// available, create() failures). The browser's native tool loop: local-prompt-api-tools.browser.test.ts.
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { BUILT_IN_MODEL_ID, createLocalAdapter, type LanguageModelLike } from '../../src/adapters/local/index.js';
 import type { AgentStreamPart, ToolDescriptor, ToolOutput } from '../../src/chat/types.js';
 import { button, collect, recordStatuses, settled, trustedClick } from './helpers-local.js';
-
-type Availability = 'unavailable' | 'downloadable' | 'downloading' | 'available';
-
-/**
- * A double of the IDL's surface:
- *   static Promise<LanguageModel> create(optional LanguageModelCreateOptions options = {});
- *   static Promise<Availability> availability(optional LanguageModelCreateCoreOptions options = {});
- *   Promise<DOMString> prompt(LanguageModelPrompt input, optional LanguageModelPromptOptions options = {});
- *   ReadableStream promptStreaming(LanguageModelPrompt input, optional LanguageModelPromptOptions options = {});
- *   undefined destroy();
- *   CreateMonitor : EventTarget, fires "downloadprogress" ProgressEvents (loaded of total 1).
- * create() waits on the test to move the download along (`step`), so no timing is involved.
- */
-class LanguageModelDouble implements LanguageModelLike {
-  availabilityValue: Availability;
-  createCalls: Array<Record<string, unknown>> = [];
-  prompts: Array<{ input: unknown; options?: Record<string, unknown> }> = [];
-  destroyed = 0;
-  failCreate?: DOMException;
-  reply: (input: unknown, options?: { responseConstraint?: unknown }) => string = () => 'Hello from the built-in model.';
-  private pendingDownload?: { monitor: EventTarget; resolve: () => void; reject: (e: unknown) => void };
-
-  constructor(availability: Availability) {
-    this.availabilityValue = availability;
-  }
-
-  async availability(options?: Record<string, unknown>): Promise<Availability> {
-    expect(options).to.have.property('expectedInputs');
-    return this.availabilityValue;
-  }
-
-  async create(options: Record<string, unknown> = {}) {
-    this.createCalls.push(options);
-    const signal = options.signal as AbortSignal | undefined;
-    signal?.throwIfAborted();
-    if (this.failCreate) throw this.failCreate;
-    if (this.availabilityValue === 'unavailable') throw new DOMException('The model is not available.', 'NotSupportedError');
-    if (this.availabilityValue !== 'available') {
-      const monitor = new EventTarget();
-      (options.monitor as ((m: EventTarget) => void) | undefined)?.(monitor);
-      await new Promise<void>((resolve, reject) => {
-        this.pendingDownload = { monitor, resolve, reject };
-        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-      });
-      this.availabilityValue = 'available';
-    }
-    return this.session();
-  }
-
-  /** Moves the download on: fires a progress event, and finishes it at 1. */
-  step(loaded: number): void {
-    const d = this.pendingDownload!;
-    d.monitor.dispatchEvent(new ProgressEvent('downloadprogress', { loaded, total: 1 }));
-    if (loaded >= 1) d.resolve();
-  }
-
-  get downloadStarted(): boolean {
-    return !!this.pendingDownload;
-  }
-
-  private session() {
-    return {
-      prompt: async (input: unknown, options?: Record<string, unknown>) => {
-        (options?.signal as AbortSignal | undefined)?.throwIfAborted();
-        this.prompts.push({ input, options });
-        return this.reply(input, options);
-      },
-      promptStreaming: (input: unknown, options?: Record<string, unknown>) => {
-        this.prompts.push({ input, options });
-        const text = this.reply(input, options);
-        const pieces = text.match(/.{1,5}/gs) ?? [];
-        return new ReadableStream<string>({
-          pull(controller) {
-            const next = pieces.shift();
-            if (next === undefined) controller.close();
-            else controller.enqueue(next);
-          },
-        });
-      },
-      destroy: () => {
-        this.destroyed += 1;
-      },
-    };
-  }
-}
+import { LanguageModelDouble } from './prompt-api-double.js';
 
 const run = (adapter: ReturnType<typeof createLocalAdapter>, callTool: (c: { id: string; name: string; input: unknown }) => Promise<ToolOutput>, tools: ToolDescriptor[] = []) =>
   collect(adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hello' }] }], tools, signal: new AbortController().signal, callTool }));
@@ -201,10 +118,10 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
   it('tool calls: the reply is constrained by a JSON Schema of the live tools, and the result goes back', async () => {
     const lm = new LanguageModelDouble('available');
     let step = 0;
-    lm.reply = (_input, options) => {
+    lm.reply = ({ options }) => {
       step += 1;
       if (step === 1) {
-        expect(JSON.stringify(options?.responseConstraint)).to.include('"const":"set_volume"').and.include('"maximum":10');
+        expect(JSON.stringify(options.responseConstraint)).to.include('"const":"set_volume"').and.include('"maximum":10');
         return JSON.stringify({ tool_call: { name: 'set_volume', arguments: { level: 7 } } });
       }
       return JSON.stringify({ reply: 'Volume is 7 now.' });

@@ -242,9 +242,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
           return;
         }
       }
-      // The run loop (prompt format, grammar, parser) is loaded with the first run, like the engines.
-      const { steps } = await import('./steps.js');
-      yield* steps(req, session!, options, marker);
+      // The run loop (prompt format, grammar, parser) is loaded with the first run, like the engines;
+      // an engine with its own tool loop (Chrome's native tools) runs the whole turn itself.
+      const s = session!;
+      yield* s.run ? s.run(req, options, marker) : (await import('./steps.js')).steps(req, s, options, marker);
     } finally {
       running = false;
     }

@@ -4,6 +4,7 @@
  * the model reads in its next step. Loaded with the first run.
  */
 import type { AgentMessage, AgentRunRequest, AgentStreamPart, AgentToolPart } from '../../chat/types.js';
+import type { AdapterError } from '../shared/errors.js';
 import { messageOf, newId } from './ids.js';
 import { toolCallGrammar } from './grammar.js';
 import { outputText, parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
@@ -59,7 +60,7 @@ export async function* steps(req: AgentRunRequest, s: LocalSession, options: Loc
       output = await generation;
     } catch (e) {
       if (signal.aborted) break;
-      yield { type: 'error', error: `The model stopped: ${messageOf(e)}` };
+      yield { type: 'error', error: `The model stopped: ${messageOf(e)}`, ...((e as AdapterError)?.name === 'AdapterError' ? { code: (e as AdapterError).code } : {}) };
       return;
     }
     const { text, reasoning, calls } = parseOutput(output);

@@ -1,5 +1,5 @@
 /** Public types of `createLocalAdapter` (DESIGN section 8). */
-import type { ToolDescriptor } from '../../chat/types.js';
+import type { AgentRunRequest, AgentStreamPart, ToolDescriptor } from '../../chat/types.js';
 import type { ChatTurn } from './tool-format.js';
 import type { ToolChoice } from './grammar.js';
 
@@ -59,6 +59,11 @@ export interface LocalSession {
   generate(req: GenerateRequest): Promise<string>;
   /** Frees the model's memory (and its worker). */
   dispose(): void | Promise<void>;
+  /**
+   * A whole run, for an engine with its own tool-call loop (Chrome's model where the browser offers
+   * native tools). Without it the adapter runs `generate` steps in the prompt format.
+   */
+  run?(req: AgentRunRequest, options: LocalAdapterOptions, marker: string): AsyncIterable<AgentStreamPart>;
 }
 
 export type EngineCheck =
@@ -87,15 +92,22 @@ export interface LanguageModelLike {
   create(options?: {
     signal?: AbortSignal;
     monitor?: (m: EventTarget) => void;
-    initialPrompts?: Array<{ role: string; content: string }>;
+    initialPrompts?: Array<{ role: string; content: string | readonly LanguageModelContentLike[] }>;
     expectedInputs?: Array<{ type: string; languages?: string[] }>;
     expectedOutputs?: Array<{ type: string; languages?: string[] }>;
     [key: string]: unknown;
   }): Promise<LanguageModelSessionLike>;
 }
 
+/** One piece of a reply or a message: text, or (with native tools) a `tool-call` / `tool-response`. */
+export interface LanguageModelContentLike {
+  type: string;
+  value: unknown;
+}
+
 export interface LanguageModelSessionLike {
-  prompt(input: unknown, options?: { signal?: AbortSignal; responseConstraint?: unknown }): Promise<string>;
+  /** Text, or with native tools the reply's pieces (text and `tool-call`s). */
+  prompt(input: unknown, options?: { signal?: AbortSignal; responseConstraint?: unknown }): Promise<string | readonly LanguageModelContentLike[]>;
   promptStreaming?(input: unknown, options?: { signal?: AbortSignal; responseConstraint?: unknown }): ReadableStream<string> | AsyncIterable<string>;
   destroy(): void;
 }

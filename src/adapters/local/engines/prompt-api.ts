@@ -1,13 +1,15 @@
 /**
  * Chrome's built-in model through the Prompt API (`LanguageModel`). The browser downloads and
- * keeps the weights; `create({ monitor })` reports the download. Tool calls use the same
- * `<tool_call>` format as the other engines, constrained by the API's `responseConstraint` (a
- * JSON Schema built from the live tools), so no engine-specific parsing follows.
+ * keeps the weights; `create({ monitor })` reports the download. Where the browser runs tools
+ * natively (its `tools` option) a run goes through that loop (./prompt-api-tools.ts); elsewhere
+ * tool calls use the same `<tool_call>` format as the other engines, constrained by the API's
+ * `responseConstraint` (a JSON Schema built from the live tools).
  */
-import type { ToolDescriptor } from '../../../chat/types.js';
+import type { AgentRunRequest, ToolDescriptor } from '../../../chat/types.js';
 import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
 import { LANGUAGES, promptApiAvailability } from '../detect.js';
-import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalEngine, LocalSession } from '../types.js';
+import { newSession, probeTools, promptError, textOf } from './prompt-api-session.js';
+import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalAdapterOptions, LocalEngine, LocalSession } from '../types.js';
 
 /** The reply as JSON: either text or one call of a live tool with arguments following its schema. */
 export function responseSchema(tools: readonly ToolDescriptor[], choice: GenerateRequest['toolChoice']): object | undefined {
@@ -72,33 +74,51 @@ export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
         if (name === 'NotAllowedError') throw new Error("Chrome needs a click on the page before it downloads its built-in model.");
         throw new Error(`Chrome's built-in model could not start (${(e as Error)?.message || e}).`);
       }
-      return {
+      const probe = await probeTools(lm);
+      const native = probe.availability !== 'unavailable' ? probe.design : undefined;
+      const session: LocalSession = {
         async generate(req: GenerateRequest): Promise<string> {
           const turns = req.turns;
           const last = turns[turns.length - 1];
-          const session = await lm.create({ ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
+          const s = await newSession(lm, { ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
           try {
             const schema = responseSchema(req.tools, req.toolChoice);
-            const options = { signal: req.signal, ...(schema ? { responseConstraint: schema } : {}) };
+            const options = { signal: req.signal };
+            // A browser that does not know `responseConstraint` ignores it and writes free text,
+            // in the prompt format the system turn describes: read as such, not as JSON.
+            let constrained = false;
+            if (schema) Object.defineProperty(options, 'responseConstraint', { get: () => ((constrained = true), schema) });
             const input = last?.content ?? '';
-            if (schema || !session.promptStreaming) {
+            if (schema || !s.promptStreaming) {
               // A JSON reply is shown only once it is whole (as text, or as a call).
-              const text = fromJsonReply(await session.prompt(input, options));
+              const reply = textOf(await s.prompt(input, options));
+              const text = constrained ? fromJsonReply(reply) : reply;
               req.onText(text);
               return text;
             }
             let text = '';
-            for await (const delta of session.promptStreaming(input, options) as AsyncIterable<string>) {
+            for await (const delta of s.promptStreaming(input, options) as AsyncIterable<string>) {
               text += delta;
               if (delta) req.onText(delta);
             }
             return text;
+          } catch (e) {
+            throw promptError(e, req.signal);
           } finally {
-            session.destroy();
+            s.destroy();
           }
         },
         dispose: () => base.destroy(),
       };
+      if (native) {
+        session.run = async function* (req: AgentRunRequest, options: LocalAdapterOptions, marker: string) {
+          // The browser's loop cannot be made to call a tool: a forced first call takes the prompt format.
+          if (options.toolChoice === 'required') return yield* (await import('../steps.js')).steps(req, session, options, marker);
+          const loops = await import('./prompt-api-tools.js');
+          yield* (native === 'execute' ? loops.executeLoop : loops.declaredLoop)(lm, req, options, marker);
+        };
+      }
+      return session;
     },
   };
 }

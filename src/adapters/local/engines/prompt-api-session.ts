@@ -1,0 +1,85 @@
+/**
+ * What the Prompt API engine and its native tool loops share: sessions, the browser's failures as
+ * the seed's error codes, and the probe that finds which tool design the browser implements.
+ */
+import { AdapterError } from '../../shared/errors.js';
+import { LANGUAGES } from '../detect.js';
+import type { LanguageModelLike, LanguageModelSessionLike } from '../types.js';
+
+/** The text of a reply: a string, or the text pieces of a reply in parts. */
+export const textOf = (reply: unknown): string =>
+  typeof reply === 'string' ? reply : Array.isArray(reply) ? reply.map((c: { type?: unknown; value?: unknown }) => (c?.type === 'text' ? String(c.value) : '')).join('') : '';
+
+/** What a session with the browser's tool loop declares it expects besides text. */
+export const TOOL_LANGUAGES = {
+  expectedInputs: [...LANGUAGES.expectedInputs, { type: 'tool-response' }],
+  expectedOutputs: [...LANGUAGES.expectedOutputs, { type: 'tool-call' }],
+};
+
+/**
+ * An object whose members report when they are read. The getters are not enumerable: only code
+ * that asks for a member by name (as Web IDL's dictionary conversion does) reads them, not a copy,
+ * a spread or `JSON.stringify`.
+ */
+function watched(values: Record<string, unknown>, read: Set<string>, prefix = ''): object {
+  const o = {};
+  for (const [k, v] of Object.entries(values)) Object.defineProperty(o, k, { get: () => (read.add(prefix + k), v) });
+  return o;
+}
+
+/**
+ * The two published designs of the Prompt API's native tools:
+ * - `execute`: the spec draft's `LanguageModelTool { name, description, inputSchema, execute }`;
+ *   the browser calls `execute` and hands the result to the model itself.
+ * - `declared`: Chromium's (`AIPromptAPIToolUse`) and webref's `LanguageModelToolDeclaration
+ *   { name, description, inputSchema }`; the reply holds `tool-call` pieces and the page answers
+ *   with `tool-response` pieces (`LanguageModelToolSuccess` / `LanguageModelToolError`).
+ */
+export type NativeTools = 'execute' | 'declared';
+
+export interface ToolProbe {
+  /** Which design this browser's `LanguageModel` takes, or none (the prompt format then). */
+  design?: NativeTools;
+  /** What `availability()` says for a session with tools. */
+  availability?: string;
+}
+
+/**
+ * Finds the browser's tool design by what it reads. An option a browser does not know is silently
+ * ignored (Web IDL drops unknown dictionary members), so passing `tools` proves nothing; but a
+ * browser that knows the option reads it, and reads `execute` from each tool only when its design
+ * calls tools itself. The `declared` design also needs the response classes it answers with.
+ */
+export async function probeTools(lm: LanguageModelLike): Promise<ToolProbe> {
+  const read = new Set<string>();
+  const tool = watched({ name: 'probe', description: 'Feature detection.', inputSchema: { type: 'object', properties: {} }, execute: async () => '' }, read, 'tool.');
+  let availability: string | undefined;
+  try {
+    availability = await lm.availability(watched({ ...TOOL_LANGUAGES, tools: [tool] }, read) as Record<string, unknown>);
+  } catch {
+    // A browser that refuses the tool types cannot use tools natively.
+  }
+  const g = globalThis as Record<string, unknown>;
+  const classes = ['LanguageModelToolCall', 'LanguageModelToolSuccess', 'LanguageModelToolError'].every((n) => typeof g[n] === 'function');
+  const design = read.has('tool.execute') ? 'execute' : read.has('tool.inputSchema') && classes ? 'declared' : undefined;
+  return { design, availability };
+}
+
+/** A failure of the browser's model as words and the seed's error codes. The signal's own reason on Stop. */
+export function promptError(e: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  const name = (e as DOMException)?.name;
+  const why = (e as Error)?.message || String(e);
+  if (name === 'QuotaExceededError') return new AdapterError('bad_request', "The conversation is too long for Chrome's built-in model: start a new chat, or ask for less.");
+  if (name === 'NotSupportedError') return new AdapterError('bad_request', `Chrome's built-in model cannot do this here (${why}).`);
+  if (name === 'NetworkError') return new AdapterError('network', `Chrome's built-in model could not be reached (${why}).`);
+  return e instanceof AdapterError ? e : new AdapterError('bad_request', `Chrome's built-in model stopped (${why}).`);
+}
+
+export async function newSession(lm: LanguageModelLike, options: Parameters<LanguageModelLike['create']>[0]): Promise<LanguageModelSessionLike> {
+  try {
+    return await lm.create(options);
+  } catch (e) {
+    throw promptError(e, options?.signal);
+  }
+}
