@@ -182,7 +182,10 @@ if (existsSync(cdnSurface)) {
   };
   walk(chunks.find((c) => c.isEntry));
   const modules = (c) => Object.keys(c.modules).filter((m) => m[0] !== '\0').map((m) => relative(join(root, 'src/adapters'), m)).join(', ');
-  const isEngine = (c) => Object.keys(c.modules).every((m) => /\/local\/engines\/(wllama|prompt-api)\.ts$/.test(m));
+  // Rollup puts modules in one chunk only when the same dynamic imports reach them, so a chunk
+  // holding an engine's module (local/engines/, the Prompt API's native tool loop included) loads
+  // only with that engine, whatever shared code (errors, the tool loop) came with it.
+  const isEngine = (c) => Object.keys(c.modules).some((m) => /\/local\/engines\//.test(m));
   const size = (cs) => cs.reduce((n, c) => n + gz(Buffer.from(c.code)), 0);
   const lazy = chunks.filter((c) => !eager.has(c));
   const own = size([...eager]) + size(lazy.filter((c) => !isEngine(c)));
