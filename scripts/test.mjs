@@ -72,6 +72,9 @@ if (nodeFiles.length) {
       'tsx',
       '--test',
       '--test-concurrency=2',
+      // A safety net against a hang, not a measure: tests and suites that set no timeout of their own
+      // (node:test's default is none at all) fail after 20 minutes instead of holding the run forever.
+      '--test-timeout=1200000',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',

@@ -3,7 +3,7 @@
 // Every click here is a real, trusted one (sendMouse); every refusal is checked against the registry.
 import { expect, fixture, html } from '@open-wc/testing';
 import { freezeClock, type FrozenClock } from '../clock.js';
-import { waitUntil } from '../until.js';
+import { SAFETY_NET_MS, waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
 import { devAuthority } from '../../src/core/authority.js';
 import { resetIssuedWarnings } from '../../src/core/dev.js';
@@ -345,9 +345,9 @@ async function framedPage(allow: string | undefined) {
       });
       frame.contentWindow!.postMessage('state', url.origin);
     });
-  /** Polls the frame until `test` holds (messages, not sleeps). */
+  /** Polls the frame until `test` holds (messages, not sleeps), with a safety net of a minute. */
   const until = async (test: (s: FramedState) => boolean, what: string) => {
-    for (let i = 0; i < 2000; i++) {
+    for (const end = performance.now() + 2 * SAFETY_NET_MS; performance.now() < end; ) {
       const s = await state();
       if (test(s)) return s;
       await frames();
