@@ -6,6 +6,7 @@
 import { checkJson } from './canonical-json.js';
 import { snapshotJson } from './json-snapshot.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
+import { isRecord } from './util.js';
 import type { AgentErrorPayload, JsonObject, ValidationIssue, ValidationOutcome } from './types.js';
 
 /** Nesting allowed in an input or output; schemas are at most 8 deep, so real values are far shallower. */
@@ -20,9 +21,7 @@ export const ABORT_MESSAGES = {
   COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
 } as const;
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+const isJsonObject = isRecord as (value: unknown) => value is JsonObject;
 
 export type InputRead = { ok: true; value: JsonObject } | { ok: false; error: AgentErrorPayload };
 

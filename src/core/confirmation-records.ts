@@ -7,7 +7,7 @@
  */
 import type { ConfirmationBinding, ConfirmationLogic, ConfirmationStore, StoredConfirmation } from './confirmations.js';
 import { holdOpen } from './running.js';
-import { deepFreeze, randomId } from './util.js';
+import { deepFreeze, randomId, withInstance } from './util.js';
 import type { ConfirmationEvent, ConfirmationOutcome, ConfirmationStatus, JsonObject, PendingConfirmation } from './types.js';
 import { wireHash } from './wire-names.js';
 
@@ -46,7 +46,7 @@ export class ConfirmationRecord implements StoredConfirmation {
       status: this.status,
       consumer: b.consumer,
       capabilityId: r.capabilityId,
-      ...(r.instanceId !== undefined ? { instanceId: r.instanceId } : {}),
+      ...withInstance(r.instanceId),
       registrationId: r.id,
       invocationId: b.invocationId,
       input: this.input,

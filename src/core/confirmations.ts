@@ -80,11 +80,7 @@ export class ConfirmationStore implements ConfirmationsApi {
     this.maxPending = options.maxPending;
     this.emit = options.emit;
     // The public methods are handed around detached (`const { approve } = registry.confirmations`).
-    this.list = this.list.bind(this);
-    this.subscribe = this.subscribe.bind(this);
-    this.approve = this.approve.bind(this);
-    this.deny = this.deny.bind(this);
-    this.waitFor = this.waitFor.bind(this);
+    for (const method of ['list', 'subscribe', 'approve', 'deny', 'waitFor'] as const) this[method] = this[method].bind(this) as never;
   }
 
   list(): PendingConfirmation[] {

@@ -6,7 +6,7 @@
 import { parseCapabilityId } from './capability-id.js';
 import { canonicalCopy, canonicalJson, walkJson } from './canonical-json.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
-import { endSentence } from './util.js';
+import { endSentence, isRecord as isObject } from './util.js';
 import type {
   CapabilityConcurrency,
   CapabilityContract,
@@ -102,10 +102,6 @@ function quote(v: unknown): string {
 /** Quotes a value for "got …", naming arrays as such. */
 function got(v: unknown): string {
   return Array.isArray(v) ? 'an array' : quote(v);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Reports a problem of `field`, its name written before what is wrong unless `named` is false. */

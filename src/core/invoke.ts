@@ -11,7 +11,7 @@ import { canonicalJson } from './canonical-json.js';
 import { ABORT_MESSAGES, inputMismatch, outputMismatch, outputNotJson, readInput, thrownPayload, type OutputRefusal } from './call-checks.js';
 import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
 import type { ConfirmationBinding } from './confirmations.js';
-import { endSentence, isSignal } from './util.js';
+import { endSentence, isSignal, withInstance } from './util.js';
 import { RunningCalls, type AbortCode, type RunningCall } from './running.js';
 import { issueError } from './dev.js';
 import { DEFAULT_RETRY, errorPayload } from './errors.js';
@@ -336,7 +336,7 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
       type: 'invocation',
       consumer: inv.consumer ?? { id: '', kind: '' },
       capabilityId: inv.capabilityId,
-      ...(instanceId !== undefined ? { instanceId } : {}),
+      ...withInstance(instanceId),
       ...(inv.reg !== undefined ? { registrationId: inv.reg.id } : {}),
       invocationId: inv.invocationId,
       outcome: result.ok ? 'OK' : result.error.code,

@@ -5,7 +5,7 @@
  * (`invoke.ts`), which reads this state; nothing here depends on the pipeline, so the pipeline can
  * load later (a real `import()`) without an arrow pointing back.
  */
-import { deepFreeze, randomId } from './util.js';
+import { deepFreeze, randomId, withInstance } from './util.js';
 import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import type { IdempotencyEntry, IdempotencyStore } from './idempotency.js';
@@ -112,9 +112,6 @@ function contractInfo({ contract, token, validateInput, validateOutput }: Admitt
   contractInfos.set(contract, info);
   return info;
 }
-
-/** `{ instanceId }` when there is one, to spread where the field is optional. */
-const withInstance = (instanceId: string | undefined): { instanceId?: string } => (instanceId !== undefined ? { instanceId } : {});
 
 /** One registered capability instance: the registry's record, never handed out. */
 export class Registration implements SerialSlot {

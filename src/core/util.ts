@@ -32,6 +32,14 @@ export function randomId(words: number): string {
   return id;
 }
 
+/** A non-null object that is not an array: the shape of a JSON object, an options bag, a contract. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `{ instanceId }` when there is one, to spread where the field is optional. */
+export const withInstance = (instanceId: string | undefined): { instanceId?: string } => (instanceId !== undefined ? { instanceId } : {});
+
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
