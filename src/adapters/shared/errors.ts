@@ -37,10 +37,8 @@ const the = (who: string) => who.replace(/^The /, 'the ');
 /** A response's `retry-after` as seconds: a number of seconds or an HTTP date. */
 function retryAfterSeconds(res: Response): number | undefined {
   const value = res.headers.get('retry-after');
-  if (!value) return undefined;
-  const n = Number(value);
-  const at = Date.parse(value);
-  return isFinite(n) && n >= 0 ? Math.ceil(n) : isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  const s = !value ? NaN : /^\d/.test(value) ? Number(value) : (Date.parse(value) - Date.now()) / 1000;
+  return isNaN(s) ? undefined : Math.max(0, Math.ceil(s));
 }
 
 /**

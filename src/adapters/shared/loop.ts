@@ -110,15 +110,15 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
           let id = typeof p.id === 'string' && p.id ? p.id : uid('call');
           if (ids.has(id)) id = uid('call');
           ids.add(id);
-          const name = String(p.name ?? '');
-          const input = p.input;
-          const tool: AgentToolPart = { type: 'tool', id, name, input, state: 'running', ...meta };
+          const call = { id, name: String(p.name ?? ''), input: p.input, ...meta };
+          const tool: AgentToolPart = { type: 'tool', ...call, state: 'running' };
           parts.push(tool);
           calls.push([tool, p.invalid]);
-          yield { type: 'tool-call', messageId, id, name, input, ...meta };
+          yield { type: 'tool-call', messageId, ...call };
         } else if (p.type === 'reasoning') {
-          parts.push({ type: 'reasoning', text: p.text, ...meta });
-          yield { type: 'reasoning', messageId, text: p.text, ...meta };
+          const part = { type: p.type, text: p.text, ...meta };
+          parts.push(part);
+          yield { ...part, messageId };
         } else if (p.delta) {
           if (last?.type === 'text') last.text += p.delta;
           else parts.push({ type: 'text', text: p.delta });
