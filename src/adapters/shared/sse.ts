@@ -2,8 +2,7 @@
  * Requests with a deadline and server-sent event streams, shared by every adapter. Events are
  * parsed by `eventsource-parser`.
  */
-import type { EventSourceMessage } from 'eventsource-parser';
-import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { httpError, networkError, toAdapterError } from './errors.js';
 
 export type Fetch = typeof fetch;
@@ -72,16 +71,20 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   const { res, arm, done, fail } = await request(url, o, body);
   try {
     if (!res.body) throw networkError(`${o.who} sent no response body`);
-    // TextDecoderStream keeps a character split across network chunks whole. At the end an
-    // unterminated event is dropped, as the SSE spec says: the caller notices the missing
-    // end-of-stream event and reports a cut-off reply.
-    const reader = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+    // One read per network chunk, its events parsed at once: the stall timer is re-armed per chunk.
+    const queue: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (e) => queue.push(e) });
+    const reader = res.body.getReader();
+    // A streaming decoder keeps a character split across network chunks whole.
+    const decoder = new TextDecoder();
     try {
-      for (;;) {
+      for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
         arm();
-        const next = await reader.read().catch(fail);
-        if (next.done) return;
-        yield next.value;
+        chunk = await reader.read().catch(fail);
+        // At the end an unterminated event is dropped, as the SSE spec says: the caller notices
+        // the missing end-of-stream event and reports a cut-off reply.
+        parser.feed(decoder.decode(chunk.value, { stream: !chunk.done }));
+        yield* queue.splice(0);
       }
     } finally {
       reader.cancel().catch(() => {});
