@@ -47,7 +47,7 @@ export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter 
     subscribe: conn.subscribe,
     recheck: conn.recheck,
     async *run(req) {
-      for await (const part of toolLoop(req, (messages, tools) => s.step({ messages, tools, agent: req.agent }, post(req.signal)), o.maxSteps)) {
+      for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
         if (part.type === 'step-finish') conn.report();
         if (part.type === 'error') conn.report(part.code ?? 'network', part.error);
         yield part;

@@ -39,10 +39,13 @@ export interface StepInput {
   tools: ToolDescriptor[];
   /** `req.agent`: its instructions for a provider, its id for the cloud adapter. */
   agent?: WebAgent;
+  /** `req.agent.instructions`. */
+  instructions?: string;
+  signal: AbortSignal;
 }
 
 /** One model step over the conversation and the tools the model is shown. */
-export type Step = (messages: AgentMessage[], tools: ToolDescriptor[]) => AsyncIterable<StepPart>;
+export type Step = (input: StepInput) => AsyncIterable<StepPart>;
 
 export const DEFAULT_MAX_STEPS = 8;
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
@@ -101,7 +104,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       calls = [];
       yield { type: 'message-start', messageId };
       const tools = req.tools;
-      for await (const p of step(messages, tools)) {
+      for await (const p of step({ messages, tools, agent: req.agent, instructions: req.agent?.instructions, signal })) {
         const meta = 'providerMetadata' in p && p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
         const last = parts[parts.length - 1];
         if (p.type === 'max-steps') capped = true;
