@@ -61,7 +61,9 @@ export function nativeMessages(turns: readonly Turn[], instructions?: string): A
  * tool loop runs them and the next step sends their `tool-response`s.
  */
 export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string): AsyncIterable<AgentStreamPart> {
-  return toolLoop(req, async function* ({ messages, tools, instructions, signal }) {
+  const instructions = req.agent?.instructions;
+  const signal = req.signal;
+  return toolLoop(req, async function* (messages, tools) {
     const declared = o.toolChoice === 'none' ? [] : tools;
     const prompts = nativeMessages(toTurns(messages, tools, marker, o), instructions);
     const last = prompts[prompts.length - 1]?.role === 'user' ? prompts.pop()! : { role: 'user', content: '' };
@@ -83,7 +85,7 @@ export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: Loc
           id: String(v.callID ?? v.callId ?? ''),
           name: String(v.name ?? ''),
           input: args,
-          ...(isObject(args) ? {} : { invalid: 'the arguments must be a JSON object.' }),
+          ...(isObject(args) ? {} : { invalid: 'Error: the arguments must be a JSON object.' }),
         };
       }
     } catch (e) {
