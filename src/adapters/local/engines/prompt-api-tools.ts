@@ -61,9 +61,7 @@ export function nativeMessages(turns: readonly Turn[], instructions?: string): A
  * tool loop runs them and the next step sends their `tool-response`s.
  */
 export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string): AsyncIterable<AgentStreamPart> {
-  const instructions = req.agent?.instructions;
-  const signal = req.signal;
-  return toolLoop(req, async function* (messages, tools) {
+  return toolLoop(req, async function* ({ messages, tools, instructions, signal }) {
     const declared = o.toolChoice === 'none' ? [] : tools;
     const prompts = nativeMessages(toTurns(messages, tools, marker, o), instructions);
     const last = prompts[prompts.length - 1]?.role === 'user' ? prompts.pop()! : { role: 'user', content: '' };
