@@ -194,6 +194,11 @@ if (existsSync(cdnSurface)) {
   console.log(`| loaded by \`import { createLocalAdapter }\` (entry and its static chunks) | ${kb(size([...eager]))} |`);
   for (const c of lazy) console.log(`| lazy${isEngine(c) ? ' engine glue (excluded)' : ''}: ${modules(c)} | ${kb(size([c]))} |`);
   console.log(`| **the adapter's own code, engines excluded** (target 6.00 KB) | **${kb(own)}** ${own <= 6144 ? 'met' : 'not met'} |`);
+  const wllama = join(root, 'node_modules/@wllama/wllama/esm');
+  if (existsSync(wllama)) {
+    console.log(`| engine, not ours: @wllama/wllama esm/index.js | ${kb(gz(readFileSync(join(wllama, 'index.js'))))} |`);
+    console.log(`| engine, not ours: wllama.wasm (raw, fetched on load) | ${(readFileSync(join(wllama, 'wasm/wllama.wasm')).length / 1048576).toFixed(1)} MB |`);
+  }
 }
 if (over) {
   console.error(`${over} entr${over > 1 ? 'ies' : 'y'} over budget (size-budget.json)`);
