@@ -14,7 +14,7 @@ import type {
 import { NoViewProvider, registryContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
 import { connectedCapabilities } from './settling.js';
-import { treeParent } from './tree-order.js';
+import { treeParent } from './tree-parent.js';
 import { DEV_MODE } from '../core/dev.js';
 import { checkSurface } from './dev-checks.js';
 

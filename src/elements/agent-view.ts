@@ -1,27 +1,11 @@
 import { ContextConsumer, ContextProvider } from '@lit/context';
 import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
-import { DEV_MODE, issueError, issueWarning } from '../core/dev.js';
-import type { AgentSurfaceRegistry } from '../core/types.js';
+import { issueError } from '../core/dev.js';
 import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
-import { sortInTreeOrder } from './tree-order.js';
+import { elementChunk, elementChunkLoaded } from './declared.js';
+import type { ViewRecord } from './view-numbering.js';
 import { AgentCapabilityRefusedEvent } from './events.js';
 import { instanceIdProblem } from '../core/live-text.js';
-
-/**
- * Views without an `instance`, grouped by registry and name. Two or more with one name get
- * instance ids so their capabilities stay apart: the views present together at first get "1", "2", …
- * in document order; a view that joins later gets the next number, and a number once given is
- * never taken back or handed to another view while its holder stays. So a copy inserted above the
- * page's own view (injected markup, say) cannot renumber it and take its place. A view alone keeps
- * no instance id, and keeps none when others join.
- */
-interface ViewGroup {
-  readonly members: Set<AgentViewElement>;
-  /** The last number given (the first view alone counts as 1). */
-  last: number;
-}
-const groups = new WeakMap<AgentSurfaceRegistry, Map<string, ViewGroup>>();
-const dirtyGroups = new Set<ViewGroup>();
 
 /**
  * One rendered view instance. Capabilities inside get the id `view:<name>.<capability name>` and
@@ -52,11 +36,9 @@ export class AgentViewElement extends ReactiveElement {
   /** The instance id, when the view is rendered more than once. */
   declare instance: string | undefined;
 
-  #auto: string | undefined;
-  /** Whether this view was given its place (a number, or none while alone) in `#group`. */
-  #placed = false;
+  /** Its place among same-named views without an instance (view-numbering.ts, in the element's lazy chunk). */
+  #v: ViewRecord = { el: this, refresh: () => this.#refresh() };
   #connecting = false;
-  #group: ViewGroup | undefined;
   #logged: string | undefined;
   #provider = new ContextProvider(this, { context: viewContext });
   #parent = new ContextConsumer(this, { context: viewContext, subscribe: true, callback: () => this.#refresh() });
@@ -101,7 +83,7 @@ export class AgentViewElement extends ReactiveElement {
     }
     this.#refresh();
     // A move keeps the group but may change the order (reactions run after the move: no leave/join).
-    if (this.#group) AgentViewElement.#schedule(this.#group);
+    elementChunk.module?.regroupView(this.#v);
   }
 
   override disconnectedCallback(): void {
@@ -122,37 +104,6 @@ export class AgentViewElement extends ReactiveElement {
     // The whole shadow tree is one default slot: built with the DOM, so the entry needs no template engine.
     root.appendChild(this.ownerDocument.createElement('slot'));
     return root;
-  }
-
-  static #schedule(group: ViewGroup): void {
-    if (!dirtyGroups.size) queueMicrotask(AgentViewElement.#flush);
-    dirtyGroups.add(group);
-  }
-
-  static #flush(): void {
-    const pending = [...dirtyGroups];
-    dirtyGroups.clear();
-    for (const group of pending) {
-      const members = [...group.members];
-      if (members.length > 1 && DEV_MODE) {
-        const name = members[0]!.name;
-        issueWarning(
-          'duplicate-view',
-          name,
-          `${members.length} <agent-view name="${name}"> elements have no instance="…": give each a distinct instance ` +
-            `so agents can tell them apart. Until then they get instance ids "1", "2", … in the order they arrived.`,
-        );
-      }
-      // Only newcomers get a place; the others keep theirs, whatever the document order now is.
-      const alone = members.length === 1 && group.last === 0;
-      for (const view of sortInTreeOrder(members.filter((view) => !view.#placed))) {
-        view.#placed = true;
-        const auto = alone ? undefined : String(++group.last);
-        if (alone) group.last = 1;
-        view.#auto = auto;
-        view.#refresh();
-      }
-    }
   }
 
   /** Sends a request once per connection; its synchronous answer must not re-enter `#refresh`. */
@@ -196,43 +147,25 @@ export class AgentViewElement extends ReactiveElement {
     }
     this.#logged = refused;
 
-    // Join the group of same-named views without an instance in this registry (or leave it).
+    // Join the group of same-named views without an instance in this registry (or leave it). Its
+    // numbering comes with the element's lazy chunk, which the capabilities inside need anyway: until
+    // it is here the view is still placing itself, and it looks again once the chunk is loaded.
     const numbered = connected && !refused && !instance;
     if (numbered) this.#ask(this.#registry, 2);
     const registry = numbered ? this.#registry.value : undefined;
-    let group: ViewGroup | undefined;
-    if (registry) {
-      let byName = groups.get(registry);
-      if (!byName) groups.set(registry, (byName = new Map()));
-      group = byName.get(name);
-      if (!group) byName.set(name, (group = { members: new Set(), last: 0 }));
-    }
-    if (group !== this.#group) {
-      const old = this.#group;
-      if (old) {
-        old.members.delete(this);
-        // An empty group starts over: there is no view left whose number could change.
-        if (!old.members.size) old.last = 0;
-        AgentViewElement.#schedule(old);
-      }
-      this.#group = group;
-      this.#placed = false;
-      if (group) {
-        group.members.add(this);
-        AgentViewElement.#schedule(group);
-      } else {
-        this.#auto = undefined;
-      }
-    }
+    const v = this.#v;
+    const chunk = elementChunk.module;
+    if (chunk) chunk.placeView(v, registry);
+    else if (registry) void elementChunkLoaded(v.refresh);
 
     const next: AgentViewContextValue = refused
       ? { name: name ?? '', refused }
       : instance
         ? { name, instance }
-        : group && !this.#placed
+        : registry && !v.placed
           ? { name, placing: true }
-          : this.#auto
-            ? { name, instance: this.#auto }
+          : v.auto
+            ? { name, instance: v.auto }
             : { name };
     // Both built above, so equal values serialize alike; a new object would wake every consumer.
     if (JSON.stringify(next) !== JSON.stringify(this.#provider.value)) this.#provider.setValue(next);

@@ -35,6 +35,9 @@ import { checkBehaviour } from './dev-checks.js';
 import { eventParent } from './tree-order.js';
 import { lazyModule } from '../core/util.js';
 
+// The other part of the chunk: numbering views without an instance, which only the capabilities inside need.
+export { placeView, regroupView } from './view-numbering.js';
+
 /** What this module needs of the element: its script-set behaviour and lit's update cycle. */
 export interface CapabilityHost extends ReactiveElement {
   contract: CapabilityContract | undefined;

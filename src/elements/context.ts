@@ -5,7 +5,7 @@
 import { ContextEvent, ContextProvider, ContextRoot, createContext, type ContextCallback } from '@lit/context';
 import type { ReactiveControllerHost } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
-import { treeParent } from './tree-order.js';
+import { treeParent } from './tree-parent.js';
 
 /**
  * The registry of the nearest `<agent-surface>`. `undefined` while the surface has no registry yet

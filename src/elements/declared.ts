@@ -1,8 +1,8 @@
 /**
  * How `<agent-capability>` reaches the parts of it that can wait, in one chunk: its registration
- * (capability-registration.ts: batches, claims, refusals, answering calls with `agent-invoke`) and
+ * (capability-registration.ts: batches, claims, refusals, answering calls with `agent-invoke`),
  * reading contracts from markup (the declaration rules and schema-script handling the compiler
- * shares). It is a real `import()` in every build, fetched when the first `<agent-capability>` with a
+ * shares) and the numbering of `<agent-view>`s without an instance (view-numbering.ts). It is a real `import()` in every build, fetched when the first `<agent-capability>` with a
  * registry to register with updates, so a page that registers from script alone never downloads it,
  * and every capability's first registration on a page waits for one fetch, which its
  * `updateComplete` (and `<agent-surface>.ready`) covers. If the chunk cannot be loaded, the page
@@ -16,15 +16,26 @@ export type ElementChunk = typeof import('./capability-registration.js');
 
 export const elementChunk = lazyModule<ElementChunk>(() => import('./capability-registration.js'));
 
-/** Settles once the chunk is there (`true`) or could not be loaded (`false`). */
-export function elementChunkLoaded(): Promise<boolean> {
+/** What runs once the chunk is here, whoever loaded it: views waiting to number themselves. */
+const waiting = new Set<() => void>();
+
+/**
+ * Settles once the chunk is there (`true`) or could not be loaded (`false`); `then` runs first, on
+ * this load or, if it fails, on the next one that succeeds.
+ */
+export function elementChunkLoaded(then?: () => void): Promise<boolean> {
+  if (then) waiting.add(then);
   return elementChunk.load().then(
-    () => true,
+    () => {
+      for (const go of waiting) go();
+      waiting.clear();
+      return true;
+    },
     (error: unknown) => {
       issueError(
         'DECLARATION_UNAVAILABLE',
         'load',
-        `<agent-capability>: the element's registration code did not load (${String(error)}); capabilities register on their next update`,
+        `<agent-capability>: the kit's element code did not load (${String(error)}); capabilities register on their next update`,
       );
       return false;
     },

@@ -1,8 +1,11 @@
 /**
  * Document order across shadow roots: `compareDocumentPosition` says nothing useful for nodes in
  * different trees, so compare the composed ancestor chains instead (a shadow root sorts before its
- * host's light-DOM children). Gives `<agent-view>` deterministic automatic instance ids.
+ * host's light-DOM children). Gives `<agent-view>` deterministic automatic instance ids. Only the
+ * element's lazy chunk uses these (view-numbering.ts, capability-registration.ts).
  */
+import { treeParent } from './tree-parent.js';
+
 function composedChain(node: Node): Node[] {
   const chain: Node[] = [];
   for (let n: Node | null = node; n; n = treeParent(n)) chain.push(n);
@@ -44,9 +47,4 @@ export function sortInTreeOrder<T extends Element>(elements: T[]): T[] {
 /** The next node up the path a (composed) event or context request travels: into assigned slots, out of shadow roots. */
 export function eventParent(n: Node): Node | null {
   return (n as Element).assignedSlot ?? treeParent(n);
-}
-
-/** The next node up the shadow-including tree: the parent, or a shadow root's host (never through slots). */
-export function treeParent(n: Node): Node | null {
-  return n.parentNode ?? (n instanceof ShadowRoot ? n.host : null);
 }

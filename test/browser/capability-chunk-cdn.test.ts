@@ -5,7 +5,8 @@
 // code wait for the chunk before they first register, and `updateComplete` / `<agent-surface>.ready`
 // cover that wait; while the chunk cannot load nothing registers, nothing runs and the page author
 // hears why once; once the network is back the next update registers them, a call with a `.handler`
-// runs it and one without fires `agent-invoke` synchronously. `node scripts/test.mjs` builds dist/ first.
+// runs it and one without fires `agent-invoke` synchronously. Same-named views without an instance
+// get their numbers from the same chunk, once any element's load of it succeeds. `node scripts/test.mjs` builds dist/ first.
 import { expect } from '@open-wc/testing';
 import type { AgentSurfaceAuthority, AgentSurfaceRegistry, CapabilityContract } from '../../src/core/types.js';
 
@@ -19,7 +20,9 @@ const network = (down: boolean) => fetch(`/__chunks?down=${down ? 1 : 0}`).then(
 
 function mount(kit: Kit) {
   const host = document.createElement('div');
-  host.innerHTML = '<agent-surface><agent-capability id="handled"></agent-capability><agent-capability id="evented"></agent-capability></agent-surface>';
+  // Two same-named views without an instance: their numbers ("1", "2") come with the chunk too.
+  const row = '<agent-view name="lamps.row"><agent-capability name="dim" kind="action" effect="local-state" description="Dim this lamp."></agent-capability></agent-view>';
+  host.innerHTML = `<agent-surface><agent-capability id="handled"></agent-capability><agent-capability id="evented"></agent-capability>${row}${row}</agent-surface>`;
   const surface = host.querySelector('agent-surface') as Surface;
   const handled = host.querySelector('#handled') as Capability;
   const evented = host.querySelector('#evented') as Capability;
@@ -32,10 +35,16 @@ function mount(kit: Kit) {
     heard.push(detail.input);
     detail.respondWith({ toggled: true });
   });
+  const rows = [...host.querySelectorAll('agent-view agent-capability')] as Capability[];
+  for (const [i, dim] of rows.entries()) dim.handler = () => ({ dimmed: i });
   surface.authority = kit.devAuthority();
   document.body.append(host);
-  const ids = () => surface.registry!.snapshot({ consumer }).capabilities.map((d) => d.capabilityId).sort();
-  return { surface, handled, evented, heard, ids, remove: () => host.remove() };
+  const ids = () =>
+    surface
+      .registry!.snapshot({ consumer })
+      .capabilities.map((d) => (d.instanceId !== undefined ? `${d.capabilityId}#${d.instanceId}` : d.capabilityId))
+      .sort();
+  return { surface, handled, evented, rows, heard, ids, remove: () => host.remove() };
 }
 
 describe('the CDN file registers capabilities with a lazy chunk', () => {
@@ -53,7 +62,7 @@ describe('the CDN file registers capabilities with a lazy chunk', () => {
   it('contracts given in code wait for the chunk; while it fails nothing registers; once it loads they register and answer', async () => {
     expect(await network(true)).to.equal('down');
     const kit = (await import('/offline-cdn/agent-surface.min.js' as string)) as Kit;
-    const { surface, handled, evented, heard, ids, remove } = mount(kit);
+    const { surface, handled, evented, rows, heard, ids, remove } = mount(kit);
     try {
       // Both settle although the chunk could not load, and nothing registered.
       await surface.ready;
@@ -65,12 +74,12 @@ describe('the CDN file registers capabilities with a lazy chunk', () => {
       expect(String(said[0]![0])).to.contain('<agent-capability>');
       expect(heard).to.deep.equal([]);
 
-      // The network is back: the elements' next update loads the chunk and both register, within `ready`.
+      // The network is back: the elements' next update loads the chunk and they register, within
+      // `ready`. The views did not update again: they number themselves once anyone's load succeeds.
       expect(await network(false)).to.equal('up');
-      handled.setAttribute('note', 'back online');
-      evented.setAttribute('note', 'back online');
+      for (const capability of [handled, evented, ...rows]) capability.setAttribute('note', 'back online');
       await surface.ready;
-      expect(ids()).to.deep.equal(['domain:lamp.status', 'domain:lamp.toggle']);
+      expect(ids()).to.deep.equal(['domain:lamp.status', 'domain:lamp.toggle', 'view:lamps.row.dim#1', 'view:lamps.row.dim#2']);
       expect(typeof handled.registrationId).to.equal('string');
 
       let status = await surface.registry!.invoke({ capabilityId: 'domain:lamp.status', input: {}, consumer, invocationId: 'status-1' });
@@ -92,13 +101,14 @@ describe('the CDN file registers capabilities with a lazy chunk', () => {
     }
   });
 
-  it('once the chunk is there, a capability given its contract in code registers within its first update', async () => {
+  it('once the chunk is there, capabilities and views register within their first update', async () => {
     const kit = (await import('/offline-cdn/agent-surface.min.js' as string)) as Kit;
-    const { surface, handled, evented, ids, remove } = mount(kit);
+    const { surface, handled, evented, rows, ids, remove } = mount(kit);
     try {
       expect(await handled.updateComplete).to.equal(true);
       expect(await evented.updateComplete).to.equal(true);
-      expect(ids()).to.deep.equal(['domain:lamp.status', 'domain:lamp.toggle']);
+      expect(await rows[1]!.updateComplete).to.equal(true);
+      expect(ids()).to.deep.equal(['domain:lamp.status', 'domain:lamp.toggle', 'view:lamps.row.dim#1', 'view:lamps.row.dim#2']);
       await surface.ready;
     } finally {
       remove();
