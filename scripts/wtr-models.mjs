@@ -153,44 +153,97 @@ export function modelsMiddleware() {
   };
 }
 
+const TRACE_CATEGORIES = 'toplevel,disabled-by-default-devtools.timeline';
+
 /**
- * `executeServerCommand('main-thread-trace', { action: 'start' | 'stop' })`: traces the test page over
- * the DevTools protocol; `stop` returns the page's main-thread tasks that ran over 50 ms of CPU time
- * (`tdur`), with their wall time. CPU time, unlike wall time, does not grow when a loaded machine
- * pauses the page, so a test can hold the page to "no long task" on any machine.
+ * What a DevTools trace says about the pages' threads: the main-thread tasks that ran over 50 ms of
+ * CPU time (`tdur`), with their wall time, and each dedicated worker thread's CPU time (wllama's
+ * worker, and its pthreads when it runs multi-threaded).
+ */
+function summarize(events) {
+  const threads = new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args?.name]));
+  const on = (name) => new Set([...threads].filter(([, n]) => n === name).map(([id]) => id));
+  const mainThreads = on('CrRendererMain');
+  const workerThreads = on('DedicatedWorker thread');
+  const tasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && mainThreads.has(`${e.pid}:${e.tid}`));
+  const workerCpu = new Map();
+  for (const e of events) {
+    const id = `${e.pid}:${e.tid}`;
+    if (e.ph === 'X' && e.name === 'RunTask' && workerThreads.has(id)) workerCpu.set(id, (workerCpu.get(id) ?? 0) + (e.tdur ?? 0));
+  }
+  return {
+    tasks: tasks.length,
+    withThreadTime: tasks.filter((e) => typeof e.tdur === 'number').length,
+    long: tasks.filter((e) => (e.tdur ?? e.dur) > 50_000).map((e) => ({ cpuMs: Math.round((e.tdur ?? e.dur) / 1000), wallMs: Math.round(e.dur / 1000) })),
+    maxCpuMs: Math.round(Math.max(0, ...tasks.map((e) => e.tdur ?? 0)) / 1000),
+    workers: [...workerCpu.values()].map((us) => ({ cpuMs: Math.round(us / 1000) })),
+  };
+}
+
+async function startTrace(page) {
+  const cdp = await page.createCDPSession();
+  const events = [];
+  cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+  await cdp.send('Tracing.start', { categories: TRACE_CATEGORIES, transferMode: 'ReportEvents' });
+  return { cdp, events };
+}
+
+async function stopTrace({ cdp, events }) {
+  const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.end');
+  await complete;
+  await cdp.detach().catch(() => {});
+  return summarize(events);
+}
+
+/**
+ * Server commands for the local adapter's tests:
+ *
+ * - `executeServerCommand('main-thread-trace', { action: 'start' | 'stop' })` traces the test page over
+ *   the DevTools protocol; `stop` returns `summarize()`'s view. CPU time, unlike wall time, does not
+ *   grow when a loaded machine pauses the page, so a test can hold the page to "no long task" on any machine.
+ * - `executeServerCommand('traced-page', { action: 'open', path })` opens `path` (for example under
+ *   `/__models/coi/`, a cross-origin isolated page, which the test page itself cannot be) in a new
+ *   tab, traced; `{ action: 'result' }` returns `{ result }`, the page's `window.__result` (null until set);
+ *   `{ action: 'close' }` closes the tab and returns `summarize()`'s view of its trace.
  */
 export function mainThreadTracePlugin() {
   const traces = new WeakMap();
+  const pages = new Map();
   return {
     name: 'agent-surface-main-thread-trace',
     async executeCommand({ command, payload, session }) {
+      if (command === 'traced-page') {
+        // In steps, each well under the test runner's 20 s limit on a command.
+        if (payload?.action === 'open') {
+          const opener = session.browser.getPage(session.id);
+          const page = await opener.browserContext().newPage();
+          const trace = await startTrace(page);
+          pages.set(session.id, { page, trace });
+          await page.goto(new URL(payload.path, opener.url()).href);
+          return true;
+        }
+        const open = pages.get(session.id);
+        if (!open) throw new Error('traced-page: no page is open');
+        // Wrapped: a command that returns null counts as not handled.
+        if (payload?.action === 'result') return { result: await open.page.evaluate(() => window.__result ?? null) };
+        pages.delete(session.id);
+        try {
+          return await stopTrace(open.trace);
+        } finally {
+          await open.page.close().catch(() => {});
+        }
+      }
       if (command !== 'main-thread-trace') return undefined;
       const page = session.browser.getPage(session.id);
       if (payload?.action === 'start') {
-        const cdp = await page.createCDPSession();
-        const events = [];
-        cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
-        await cdp.send('Tracing.start', { categories: 'toplevel,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
-        traces.set(page, { cdp, events });
+        traces.set(page, await startTrace(page));
         return true;
       }
       const trace = traces.get(page);
       if (!trace) throw new Error('main-thread-trace: stop without start');
       traces.delete(page);
-      const complete = new Promise((resolve) => trace.cdp.once('Tracing.tracingComplete', resolve));
-      await trace.cdp.send('Tracing.end');
-      await complete;
-      await trace.cdp.detach().catch(() => {});
-      const mainThreads = new Set(
-        trace.events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
-      );
-      const tasks = trace.events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && mainThreads.has(`${e.pid}:${e.tid}`));
-      return {
-        tasks: tasks.length,
-        withThreadTime: tasks.filter((e) => typeof e.tdur === 'number').length,
-        long: tasks.filter((e) => (e.tdur ?? e.dur) > 50_000).map((e) => ({ cpuMs: Math.round((e.tdur ?? e.dur) / 1000), wallMs: Math.round(e.dur / 1000) })),
-        maxCpuMs: Math.round(Math.max(0, ...tasks.map((e) => e.tdur ?? 0)) / 1000),
-      };
+      return stopTrace(trace);
     },
   };
 }

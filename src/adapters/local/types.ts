@@ -64,6 +64,8 @@ export interface LocalSession {
    * native tools). Without it the adapter runs `generate` steps in the prompt format.
    */
   run?(req: AgentRunRequest, options: LocalAdapterOptions, marker: string): AsyncIterable<AgentStreamPart>;
+  /** Threads the engine computes on, where it says (wllama: more than one only in a cross-origin isolated page). */
+  threads?: number;
 }
 
 export type EngineCheck =

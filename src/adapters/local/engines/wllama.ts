@@ -63,5 +63,6 @@ export async function loadWllama(model: LocalModel, blob: Blob, options: WllamaL
       return text;
     },
     dispose: () => wllama.exit(),
+    threads: wllama.getNumThreads(),
   };
 }
