@@ -18,7 +18,7 @@ export const BUILT_IN_MODEL_ID = 'built-in';
 
 /** The page's models the engine option lets run (Chrome's built-in one is added by the adapter); throws a TypeError on bad options. */
 export function modelEntries(options: LocalAdapterOptions): Entry[] {
-  if (!options || !Array.isArray(options.models)) throw new TypeError('createLocalAdapter({ models }): models must be an array of models.');
+  if (!options || !Array.isArray(options.models)) throw new TypeError('createLocalAdapter({ models }): models must be an array.');
   const custom = typeof options.engine === 'object';
   const mode = custom ? 'custom' : (options.engine ?? 'auto');
   const entries: Entry[] = [];
