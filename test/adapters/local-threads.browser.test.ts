@@ -4,8 +4,9 @@
 // once without, traces it over the DevTools protocol, and returns what the page saw with the trace:
 // the threads wllama reports, the dedicated worker threads that did work (wllama's worker and its
 // pthreads), and the main-thread tasks over 50 ms of CPU time (see local-longtask.browser.test.ts).
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { executeServerCommand } from '@web/test-runner-commands';
+import { waitUntil } from '../until.js';
 
 interface PageResult {
   error?: string;
