@@ -39,7 +39,9 @@ export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: M
       const blob = await store.blob(model);
       if (!blob) throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
       progress({ phase: 'load', progress: 0.3 });
-      const { loadWllama } = await import('./wllama.js');
+      const { loadWllama } = await import('./wllama.js').catch((e: unknown) => {
+        throw new Error(`The WebAssembly engine (@wllama/wllama) could not be loaded: ${(e as Error)?.message || e}`);
+      });
       progress({ phase: 'load', progress: 0.5 });
       return loadWllama(model, blob, { wasmUrl: String(options.wasmUrl), threads: options.threads }, signal);
     },
