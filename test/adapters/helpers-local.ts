@@ -3,6 +3,12 @@ import { sendMouse } from '@web/test-runner-commands';
 import { waitUntil } from '../until.js';
 import type { AdapterStatus, AgentStreamPart } from '../../src/chat/types.js';
 import type { LocalAdapter } from '../../src/adapters/local/index.js';
+import { fixture, html } from '@open-wc/testing';
+import { devAuthority } from '../../src/core/authority.js';
+import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
+import type { InvocationEvent, JsonObject } from '../../src/core/types.js';
+import '../../src/elements/index.js';
+import type { AgentConfirmElement } from '../../src/elements/index.js';
 
 export const WASM_URL = '/node_modules/@wllama/wllama/esm/wasm/wllama.wasm';
 
@@ -60,4 +66,59 @@ export async function collect(parts: AsyncIterable<AgentStreamPart>): Promise<Ag
 /** Each model request the test server saw since the last reset. */
 export async function serverRequests(): Promise<Array<{ path: string; range?: string; ifRange?: string; status?: number }>> {
   return (await fetch('/__models/requests')).json();
+}
+
+/**
+ * A page with one destructive capability (`notes.wipe`, confirmation required) and an
+ * `<agent-confirm>`: the registry, the handler's inputs, the dialog and the audit trail.
+ */
+export async function notesWipePage() {
+  const registry = createAgentSurfaceRegistry({ authority: devAuthority() });
+  const ran: JsonObject[] = [];
+  const surface = await fixture(html`<agent-surface .registry=${registry}>
+    <agent-capability
+      name="notes.wipe"
+      effect="destructive"
+      confirmation="required"
+      description="Delete every note in one folder."
+      .handler=${(input: JsonObject) => {
+        ran.push(input);
+        return { wiped: 3, folder: input.folder };
+      }}
+    >
+      <script type="application/schema+json">
+        { "type": "object", "properties": { "folder": { "enum": ["drafts", "trash"] } }, "required": ["folder"], "additionalProperties": false }
+      </script>
+    </agent-capability>
+    <agent-confirm activation-delay="100"></agent-confirm>
+  </agent-surface>`);
+  const confirm = surface.querySelector<AgentConfirmElement>('agent-confirm')!;
+  const audit: InvocationEvent[] = [];
+  registry.on('invocation', (e) => audit.push(e as InvocationEvent));
+  return { registry, ran, confirm, audit };
+}
+
+/**
+ * One Download button, as a download card has: a real click starts `prepare`, and `cancel()`
+ * clicks it again and resolves with the error `prepare` ended with (an AbortError when it stopped).
+ */
+export async function startDownload(adapter: LocalAdapter): Promise<{ button: HTMLButtonElement; cancel(): Promise<unknown> }> {
+  let controller: AbortController | undefined;
+  let prepared: Promise<void> | undefined;
+  const b = button('Download', () => {
+    if (controller) return controller.abort();
+    controller = new AbortController();
+    prepared = adapter.prepare(controller.signal);
+    prepared.catch(() => {});
+  });
+  await trustedClick(b);
+  return {
+    button: b,
+    async cancel() {
+      await trustedClick(b);
+      let failure: unknown;
+      await prepared!.catch((e) => (failure = e));
+      return failure;
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, type LocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalModel } from '../../src/adapters/local/index.js';
-import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, settled, trustedClick, WASM_URL } from './helpers-local.js';
+import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 
 let sizes: Record<string, number>;
 const tiny = (): LocalModel => ({ id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'] });
@@ -89,21 +89,10 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     const model = { ...tiny(), id: 'held', url: '/__models/held.gguf' };
     const adapter = track(make(cacheName, [model]));
     expect((await settled(adapter)).state).to.equal('needs-download');
-    let controller: AbortController | undefined;
-    let prepared: Promise<void> | undefined;
     // One button, as a download card has: the first click starts, the second cancels.
-    const b = button('Download', () => {
-      if (controller) return controller.abort();
-      controller = new AbortController();
-      prepared = adapter.prepare(controller.signal);
-      prepared.catch(() => {});
-    });
-    await trustedClick(b);
+    const download = await startDownload(adapter);
     await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress > 0, 'no progress', { timeout: 20000 });
-    await trustedClick(b);
-    let failure: unknown;
-    await prepared!.catch((e) => (failure = e));
-    expect((failure as DOMException).name).to.equal('AbortError');
+    expect(((await download.cancel()) as DOMException).name).to.equal('AbortError');
     await waitUntil(() => adapter.status().state === 'needs-download', 'not back to needs-download');
     expect(adapter.models()[0]!.cached).to.equal(false);
     const cache = await caches.open(cacheName);

@@ -4,50 +4,25 @@
 // "unavailable" and does not read the `tools` option, so the loops run on the IDL double of
 // ./prompt-api-double.ts; calls go through a real capability on the page (registry, toolset,
 // <agent-confirm> approved by a real click), as in <agent-chat>.
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, type LanguageModelLike } from '../../src/adapters/local/index.js';
 import { probeTools } from '../../src/adapters/local/engines/prompt-api-session.js';
-import { devAuthority } from '../../src/core/authority.js';
-import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
 import { createAgentToolset } from '../../src/core/toolset.js';
-import type { InvocationEvent, JsonObject } from '../../src/core/types.js';
 import { createSessionState, sessionReducer, type SessionState } from '../../src/chat/session.js';
 import { runAdapter } from '../../src/chat/run.js';
 import { toolsetProvider } from '../../src/chat/tools.js';
 import { defineWebAgent } from '../../src/chat/define-agent.js';
 import type { AgentStreamPart, AgentToolPart, ToolDescriptor, ToolOutput } from '../../src/chat/types.js';
 import '../../src/elements/index.js';
-import type { AgentConfirmElement } from '../../src/elements/index.js';
-import { collect, trustedClick } from './helpers-local.js';
+import { collect, notesWipePage, trustedClick } from './helpers-local.js';
 import { exposeToolClasses, LanguageModelDouble, ToolCall, ToolError, ToolSuccess, type PromptContext } from './prompt-api-double.js';
 
 const WIPE = 'domain_notes__wipe';
 
 /** A page with one destructive capability that needs the person's approval, and the chat's tool plumbing. */
 async function notesPage() {
-  const registry = createAgentSurfaceRegistry({ authority: devAuthority() });
-  const ran: JsonObject[] = [];
-  const surface = await fixture(html`<agent-surface .registry=${registry}>
-    <agent-capability
-      name="notes.wipe"
-      effect="destructive"
-      confirmation="required"
-      description="Delete every note in one folder."
-      .handler=${(input: JsonObject) => {
-        ran.push(input);
-        return { wiped: 3, folder: input.folder };
-      }}
-    >
-      <script type="application/schema+json">
-        { "type": "object", "properties": { "folder": { "enum": ["drafts", "trash"] } }, "required": ["folder"], "additionalProperties": false }
-      </script>
-    </agent-capability>
-    <agent-confirm activation-delay="100"></agent-confirm>
-  </agent-surface>`);
-  const confirm = surface.querySelector<AgentConfirmElement>('agent-confirm')!;
-  const audit: InvocationEvent[] = [];
-  registry.on('invocation', (e) => audit.push(e as InvocationEvent));
+  const { registry, ran, confirm, audit } = await notesWipePage();
   const toolset = createAgentToolset(registry, { consumer: { id: 'chat', kind: 'chat' }, topology: 'embedded' });
   const provider = toolsetProvider(toolset, registry, 'chat');
 

@@ -6,7 +6,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { BUILT_IN_MODEL_ID, createLocalAdapter, type LanguageModelLike } from '../../src/adapters/local/index.js';
 import type { AgentStreamPart, ToolDescriptor, ToolOutput } from '../../src/chat/types.js';
-import { button, collect, recordStatuses, settled, trustedClick } from './helpers-local.js';
+import { button, collect, recordStatuses, settled, startDownload, trustedClick } from './helpers-local.js';
 import { LanguageModelDouble } from './prompt-api-double.js';
 
 const run = (adapter: ReturnType<typeof createLocalAdapter>, callTool: (c: { id: string; name: string; input: unknown }) => Promise<ToolOutput>, tools: ToolDescriptor[] = []) =>
@@ -68,22 +68,11 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
     const lm = new LanguageModelDouble('downloadable');
     const adapter = createLocalAdapter({ models: [], languageModel: lm });
     await settled(adapter);
-    let controller: AbortController | undefined;
-    let prepared: Promise<void> | undefined;
-    const b = button('Download', () => {
-      if (controller) return controller.abort();
-      controller = new AbortController();
-      prepared = adapter.prepare(controller.signal);
-      prepared.catch(() => {});
-    });
-    await trustedClick(b);
+    const download = await startDownload(adapter);
     await waitUntil(() => lm.downloadStarted);
     lm.step(0.5);
     await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress === 0.5);
-    await trustedClick(b);
-    let failure: unknown;
-    await prepared!.catch((e) => (failure = e));
-    expect((failure as DOMException).name).to.equal('AbortError');
+    expect(((await download.cancel()) as DOMException).name).to.equal('AbortError');
     expect(adapter.status().state).to.equal('needs-download');
   });
 

@@ -5,7 +5,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type LocalAdapter, type LocalModel } from '../../src/adapters/local/index.js';
 import type { AdapterStatus } from '../../src/chat/types.js';
-import { button, freshCacheName, modelInfo, recordStatuses, resetHits, serverRequests, settled, trustedClick, WASM_URL } from './helpers-local.js';
+import { button, freshCacheName, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 
 let sizes: Record<string, number>;
 const model = (file: string, extra: Partial<LocalModel> = {}): LocalModel => ({ id: file, label: file, brief: 'The test model.', url: `/__models/${file}`, bytes: sizes['tiny.gguf'], ...extra });
@@ -20,22 +20,11 @@ const track = (a: LocalAdapter) => (adapters.push(a), a);
 
 /** Starts a download with a real click and stops it with a second one once the held quarter has arrived. */
 async function cancelMidway(adapter: LocalAdapter, total: number): Promise<void> {
-  let controller: AbortController | undefined;
-  let prepared: Promise<void> | undefined;
-  const b = button('Download', () => {
-    if (controller) return controller.abort();
-    controller = new AbortController();
-    prepared = adapter.prepare(controller.signal);
-    prepared.catch(() => {});
-  });
-  await trustedClick(b);
+  const download = await startDownload(adapter);
   const quarter = (total >> 2) / total;
   await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress >= quarter, 'the first quarter never arrived', { timeout: 60000 });
-  await trustedClick(b);
-  let failure: unknown;
-  await prepared!.catch((e) => (failure = e));
-  expect((failure as DOMException).name).to.equal('AbortError');
-  b.remove();
+  expect(((await download.cancel()) as DOMException).name).to.equal('AbortError');
+  download.button.remove();
 }
 
 describe('createLocalAdapter: a download that stops continues where it stopped (wllama, generated model)', function () {

@@ -3,21 +3,17 @@
 // destructive one waits for the person's approval in <agent-confirm> by a real click, the result
 // goes back to the engine, and the run finishes. The engine is the real WebAssembly one, wrapped
 // only to record what each model step was given.
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type ChatTurn, type LocalEngine } from '../../src/adapters/local/index.js';
-import { devAuthority } from '../../src/core/authority.js';
-import { createAgentSurfaceRegistry } from '../../src/core/registry.js';
 import { createAgentToolset } from '../../src/core/toolset.js';
-import type { InvocationEvent, JsonObject } from '../../src/core/types.js';
 import { createSessionState, sessionReducer, type SessionState } from '../../src/chat/session.js';
 import { runAdapter } from '../../src/chat/run.js';
 import { toolsetProvider } from '../../src/chat/tools.js';
 import { defineWebAgent } from '../../src/chat/define-agent.js';
 import type { AgentToolPart } from '../../src/chat/types.js';
 import '../../src/elements/index.js';
-import type { AgentConfirmElement } from '../../src/elements/index.js';
-import { freshCacheName, modelInfo, trustedClick, WASM_URL } from './helpers-local.js';
+import { freshCacheName, modelInfo, notesWipePage, trustedClick, WASM_URL } from './helpers-local.js';
 
 interface Recorded {
   turns: ChatTurn[];
@@ -48,28 +44,7 @@ describe('createLocalAdapter: a forced tool call through the registry and an app
 
   it('calls the capability, waits for the click, hands the result back to the model, finishes', async () => {
     const sizes = await modelInfo();
-    const registry = createAgentSurfaceRegistry({ authority: devAuthority() });
-    const ran: JsonObject[] = [];
-    const surface = await fixture(html`<agent-surface .registry=${registry}>
-      <agent-capability
-        name="notes.wipe"
-        effect="destructive"
-        confirmation="required"
-        description="Delete every note in one folder."
-        .handler=${(input: JsonObject) => {
-          ran.push(input);
-          return { wiped: 3, folder: input.folder };
-        }}
-      >
-        <script type="application/schema+json">
-          { "type": "object", "properties": { "folder": { "enum": ["drafts", "trash"] } }, "required": ["folder"], "additionalProperties": false }
-        </script>
-      </agent-capability>
-      <agent-confirm activation-delay="100"></agent-confirm>
-    </agent-surface>`);
-    const confirm = surface.querySelector<AgentConfirmElement>('agent-confirm')!;
-    const audit: InvocationEvent[] = [];
-    registry.on('invocation', (e) => audit.push(e as InvocationEvent));
+    const { registry, ran, confirm, audit } = await notesWipePage();
 
     const steps: Recorded[] = [];
     const cacheName = await freshCacheName();
