@@ -15,7 +15,7 @@ import { AdapterError } from '../adapters/shared/errors.js';
 import { dataMarker, toTurns } from '../adapters/shared/history.js';
 import { DEFAULT_MAX_STEPS, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
 import type { Fetch, PostOptions } from '../adapters/shared/sse.js';
-import type { AgentErrorCode, AgentMessage, AgentStreamPart, ToolDescriptor } from '../chat/types.js';
+import type { AgentErrorCode, AgentMessage, AgentStreamPart, ToolDescriptor, ToolOutput } from '../chat/types.js';
 import { decodeWireName } from '../core/wire-names.js';
 
 interface ProviderCommon {
@@ -86,6 +86,9 @@ export interface ChatRequestContext {
 
 export type ChatHandler = (request: Request, context?: ChatRequestContext) => Promise<Response>;
 
+/** Clients the rate limit remembers at once. */
+const MAX_CLIENTS = 10_000;
+
 const ERROR_STATUS: Record<AgentErrorCode, number> = { bad_request: 400, chat_disabled: 403, rate_limited: 429, network: 502 };
 
 function refuse(code: AgentErrorCode, error: string, status = ERROR_STATUS[code], headers: Record<string, string> = {}): Response {
@@ -127,6 +130,49 @@ async function readBody(request: Request, max: number): Promise<string | undefin
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** Deeper JSON than this is refused before anything reads it: serializing it for the provider would overflow the stack. */
+const MAX_DEPTH = 100;
+
+/** Whether a parsed body nests deeper than `MAX_DEPTH` (an explicit stack: the check itself must not recurse). */
+function tooDeep(root: unknown): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= MAX_DEPTH) return true;
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A posted tool output reduced to what a model step reads: its text items and whether it failed. */
+function checkOutput(v: unknown): ToolOutput | undefined {
+  if (!isObject(v) || !Array.isArray(v.content)) return undefined;
+  const content = v.content.flatMap((c) => (isObject(c) && c.type === 'text' && typeof c.text === 'string' ? [{ type: 'text' as const, text: c.text }] : []));
+  return v.isError === true ? { content, isError: true } : { content };
+}
+
+/**
+ * Model steps this run has taken: the assistant messages after the last user message, and inside
+ * each the steps that followed a tool call (text or reasoning after a call is the next step), so a
+ * page cannot reset the count by folding its steps into one message.
+ */
+function stepsTaken(messages: readonly AgentMessage[]): number {
+  let taken = 0;
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'assistant'; i--) {
+    let steps = 1;
+    let afterCall = false;
+    for (const p of messages[i]!.parts) {
+      if (p.type === 'tool') afterCall = true;
+      else if (afterCall) {
+        steps++;
+        afterCall = false;
+      }
+    }
+    taken += steps;
+  }
+  return taken;
+}
 
 /** The posted conversation, checked part by part: untrusted input from any browser. */
 function checkMessages(v: unknown): AgentMessage[] | string {
@@ -142,20 +188,20 @@ function checkMessages(v: unknown): AgentMessage[] | string {
         parts.push(p.type === 'reasoning' && isObject(p.providerMetadata) ? { type: 'reasoning', text: p.text, providerMetadata: p.providerMetadata } : { type: p.type, text: p.text });
       else if (p.type === 'tool' && typeof p.id === 'string' && typeof p.name === 'string' && typeof p.state === 'string') {
         const state = ['running', 'awaiting-confirmation', 'done', 'error', 'cancelled'].includes(p.state) ? (p.state as 'done') : 'error';
-        const output = isObject(p.output) && Array.isArray(p.output.content) ? (p.output as AgentMessage['parts'][number] & { content: [] }) : undefined;
+        const output = checkOutput(p.output);
         parts.push({
           type: 'tool',
           id: p.id,
           name: p.name,
           input: p.input,
           state,
-          ...(output ? { output: output as never } : {}),
+          ...(output ? { output } : {}),
           ...(typeof p.error === 'string' ? { error: p.error } : {}),
           ...(isObject(p.providerMetadata) ? { providerMetadata: p.providerMetadata } : {}),
         });
       }
     }
-    out.push({ id: String(m.id ?? ''), role: m.role, parts });
+    out.push({ id: typeof m.id === 'string' ? m.id : '', role: m.role, parts });
   }
   if (out[0]!.role !== 'user') return 'the conversation must start with a user message';
   return out;
@@ -182,8 +228,12 @@ function checkTools(v: unknown, max: number): ToolDescriptor[] | string {
 /** Words for the browser: the code's meaning, never the provider's text, URL or key. */
 function publicError(e: unknown): { error: string; code: AgentErrorCode } {
   if (e instanceof AdapterError) {
-    if (e.code === 'rate_limited')
-      return { code: e.code, error: `The model provider is rate limiting requests${e.retryAfter !== undefined ? `; try again in ${e.retryAfter} s` : ''}.` };
+    if (e.code === 'rate_limited') {
+      // The wait comes from the provider's header: said only when it is a sensible number of seconds.
+      const wait = e.retryAfter;
+      const said = wait !== undefined && Number.isFinite(wait) && wait >= 1 && wait <= 86_400 ? `; try again in ${Math.ceil(wait)} s` : '';
+      return { code: e.code, error: `The model provider is rate limiting requests${said}.` };
+    }
     if (e.code === 'bad_request')
       return { code: e.code, error: /credentials/.test(e.message) ? 'The chat server could not sign in to its model provider.' : 'The model provider rejected the request.' };
     if (/stalled/.test(e.message)) return { code: 'network', error: 'The model provider stalled; try again.' };
@@ -201,6 +251,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     Array.isArray(o.agents) ? o.agents.map((a) => [a.id, a]) : Object.entries(o.agents as Record<string, ChatAgentConfig>),
   );
   const hits = new Map<string, number[]>();
+  /** Logging must never change what the browser gets: a throwing `onError` is ignored. */
+  const report = (error: unknown, request: Request) => {
+    try {
+      o.onError?.(error, request);
+    } catch {
+      // The app's logger failed; the answer stays the same.
+    }
+  };
   const marker = dataMarker();
   const p = o.provider;
   const apiKey = p.apiKey ?? env(p.kind === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY');
@@ -215,13 +273,29 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     }
     list.push(t);
     hits.set(client, list);
-    // Keep the table small: drop clients with nothing in the window.
-    if (hits.size > 10_000) for (const [k, v] of hits) if (!v.some((at) => at > t - 60_000)) hits.delete(k);
+    // Keep the table small: drop clients with nothing in the window, and past the bound the
+    // oldest entries (made-up client ids must not grow it without end, nor make each request slow).
+    if (hits.size > MAX_CLIENTS) {
+      for (const [k, v] of hits) if (!v.some((at) => at > t - 60_000)) hits.delete(k);
+      for (const k of hits.keys()) {
+        if (hits.size <= MAX_CLIENTS * 0.9) break;
+        hits.delete(k);
+      }
+    }
     return 0;
   };
 
+  const ownClientId = (request: Request): string | undefined => {
+    try {
+      const id = o.clientId?.(request);
+      return typeof id === 'string' ? id : undefined;
+    } catch (e) {
+      report(e, request);
+      return undefined;
+    }
+  };
   const clientOf = (request: Request, ctx?: ChatRequestContext) =>
-    o.clientId?.(request) ??
+    ownClientId(request) ??
     ctx?.clientId ??
     request.headers.get('cf-connecting-ip') ??
     request.headers.get('x-real-ip') ??
@@ -255,7 +329,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         if (o.authorize) allowed = (await o.authorize(request)) === true;
       } catch (e) {
         allowed = false;
-        o.onError?.(e, request);
+        report(e, request);
       }
       if (!allowed) return refuse('chat_disabled', 'The chat is not available for this session.');
       if (request.method === 'GET') return new Response('{"ready":true}', { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
@@ -272,6 +346,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return refuse('bad_request', 'The request body is not JSON.');
       }
       if (!isObject(body)) return refuse('bad_request', 'The request body must be a JSON object.');
+      if (tooDeep(body)) return refuse('bad_request', `The request nests deeper than ${MAX_DEPTH} levels.`);
       const agent = typeof body.agent === 'string' ? agents.get(body.agent) : undefined;
       if (!agent) return refuse('bad_request', typeof body.agent === 'string' ? `There is no agent ${JSON.stringify(body.agent.slice(0, 80))}.` : 'The request names no agent.');
       const messages = checkMessages(body.messages);
@@ -281,9 +356,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (agent.tools)
         tools = tools.filter((t) => agent.tools!.some((f) => f === t.name || (decodeWireName(t.name) ?? '').startsWith(f)));
 
-      // This run's steps so far: the assistant messages after the last user message.
-      let taken = 0;
-      for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'assistant'; i--) taken++;
+      const taken = stepsTaken(messages);
       const maxSteps = Math.min(agent.maxSteps ?? DEFAULT_MAX_STEPS, limits.maxSteps ?? DEFAULT_MAX_STEPS);
 
       const ids = usedIds(messages);
@@ -314,7 +387,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
             send(calls ? { type: 'step-finish', step: taken + 1 } : { type: 'finish', reason: 'stop' });
           } catch (e) {
             if (!abort.signal.aborted) {
-              o.onError?.(e, request);
+              report(e, request);
               send({ type: 'error', ...publicError(e) });
             }
           } finally {
@@ -334,7 +407,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
       });
     } catch (e) {
-      o.onError?.(e, request);
+      report(e, request);
       return refuse('network', 'The chat server failed.', 500);
     }
   };
