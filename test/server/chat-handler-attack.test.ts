@@ -266,7 +266,7 @@ describe('createChatHandler: provider errors never leak', () => {
     // A 200 that is not a stream at all.
     fc.record({ kind: fc.constant('garbage' as const), body }),
   );
-  const LEAKS = /sk-live|llm\.internal|HUSH-42|SERVER-ONLY|Traceback|app\.py|index\.js|10\.2\.3\.4|8443|\n\s+at /;
+  const LEAKS = /sk-live|llm\.internal|HUSH-42|SERVER-ONLY|Traceback|app\.py|index\.js|10\.2\.3\.4|:8443|\n\s+at /;
 
   for (const kind of ['openai-compatible', 'anthropic'] as const) {
     it(`${kind}: whatever the provider answers, the browser gets only the code's words`, async () => {
