@@ -8,7 +8,7 @@
 import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
-import { AdapterError, cutOff } from './shared/errors.js';
+import { AdapterError, cutOff, line } from './shared/errors.js';
 import type { StepPart } from './shared/loop.js';
 import { json, postEvents, type Fetch } from './shared/sse.js';
 
@@ -47,9 +47,18 @@ export const wireMessages = (messages: readonly AgentMessage[]) =>
 export const wireTools = (tools: readonly ToolDescriptor[]) =>
   tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(t.untrustedOutput ? { untrustedOutput: true } : {}) }));
 
+const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
+
 export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   const who = 'The chat server';
-  return httpAdapter(o, {
+  // The chat server refuses with the seed's own error part: its code and words stand.
+  const checked: Fetch = async (url, init) => {
+    const res = await (o.fetch ?? fetch)(url, init);
+    const p = !res.ok && ((await res.clone().json().catch(() => 0)) as Record<string, unknown>);
+    if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw new AdapterError(p.code as AdapterError['code'], line(p.error));
+    return res;
+  };
+  return httpAdapter({ ...o, fetch: checked }, {
     ...cloudIdentity(o),
     who,
     headers: () => ({ ...o.headers }),

@@ -2,10 +2,10 @@
  * The shell every HTTP model adapter shares: id and label, the connection-checked status, and
  * `run` as the tool loop over the provider's step.
  */
-import type { AgentAdapter } from '../../chat/types.js';
+import type { AdapterStatus, AgentAdapter, AgentErrorCode } from '../../chat/types.js';
+import { AdapterError, errorText } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
 import { DEFAULT_TIMEOUT_MS, request, type Fetch, type PostOptions } from './sse.js';
-import { connectionStatus } from './status.js';
 
 /** The options every HTTP adapter takes. */
 export interface HttpOptions {
@@ -29,27 +29,59 @@ export interface HttpAdapterSpec {
 /** The adapter, plus `recheck()` to run the connection check again (after starting a server, say). */
 export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
 
+/**
+ * `status()` is `loading` while a connection check runs (started lazily, by the first `status()`
+ * or `subscribe()`, never at creation), then `ready` or `unavailable` with the reason. Runs update
+ * it: a network failure makes it `unavailable`, a reply makes it `ready` again.
+ */
 export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter {
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const post = (signal?: AbortSignal, ms = timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs: ms, who: s.who });
-  const conn = connectionStatus(
-    o.check !== false &&
-      (async () => {
-        const { res, done } = await request(s.checkUrl, post(undefined, Math.min(timeoutMs, 15_000)));
-        done();
-        await res.body?.cancel();
-      }),
-  );
+  const check = o.check !== false;
+  let current: AdapterStatus = { state: check ? 'loading' : 'ready' };
+  let started = !check;
+  const listeners = new Set<() => void>();
+  const set = (next: AdapterStatus) => {
+    current = next;
+    for (const l of [...listeners]) l();
+  };
+  /**
+   * An outcome: no code is a reply, which makes the server ready. Failing to reach it, bad
+   * credentials and a chat switched off (lasting refusals) make it unavailable; any other refusal
+   * says nothing of the server, except to the check (`any`): an answer proves the server is there.
+   */
+  const report = (code?: AgentErrorCode, reason = '', any?: boolean): void => {
+    started = true;
+    if (code === 'network' || code === 'chat_disabled' || /credentials/.test(reason)) set({ state: 'unavailable', reason });
+    else if ((!code || any) && current.state !== 'ready') set({ state: 'ready' });
+  };
+  const recheck = async (): Promise<void> => {
+    started = true;
+    if (!check) return;
+    if (current.state !== 'loading') set({ state: 'loading' });
+    try {
+      const { res, done } = await request(s.checkUrl, post(undefined, Math.min(timeoutMs, 15_000)));
+      done();
+      await res.body?.cancel();
+      report();
+    } catch (e) {
+      report(e instanceof AdapterError ? e.code : 'network', errorText(e), true);
+    }
+  };
   return {
     id: s.id,
     label: s.label,
-    status: conn.status,
-    subscribe: conn.subscribe,
-    recheck: conn.recheck,
+    status: () => (started || void recheck(), current),
+    subscribe(listener) {
+      listeners.add(listener);
+      if (!started) void recheck();
+      return () => void listeners.delete(listener);
+    },
+    recheck,
     async *run(req) {
       for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
-        if (part.type === 'step-finish') conn.report();
-        if (part.type === 'error') conn.report(part.code ?? 'network', part.error);
+        if (part.type === 'step-finish') report();
+        if (part.type === 'error') report(part.code ?? 'network', part.error);
         yield part;
       }
     },

@@ -5,8 +5,6 @@
  */
 import type { AgentErrorCode } from '../../chat/types.js';
 
-const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
-
 export class AdapterError extends Error {
   constructor(
     readonly code: AgentErrorCode,
@@ -26,7 +24,7 @@ export const errorText = (e: unknown) => (e instanceof Error ? e.message : Strin
 export const networkError = (message: string) => new AdapterError('network', message);
 
 /** Untrusted text (a server's words) as one short line. */
-const line = (text: string) => {
+export const line = (text: string) => {
   text = text.replace(/\s+/g, ' ').trim();
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
@@ -34,49 +32,40 @@ const line = (text: string) => {
 /** `who` inside a sentence. */
 const the = (who: string) => who.replace(/^The /, 'the ');
 
-/** A response's `retry-after` as seconds: a number of seconds or an HTTP date. */
-function retryAfterSeconds(res: Response): number | undefined {
-  const value = res.headers.get('retry-after');
-  const s = !value ? NaN : /^\d/.test(value) ? Number(value) : (Date.parse(value) - Date.now()) / 1000;
-  return isNaN(s) ? undefined : Math.max(0, Math.ceil(s));
-}
-
 /**
  * An HTTP error response as an AdapterError, with the server's own message when it gave one (its
  * body is untrusted and may be HTML or huge). `quiet` leaves that message out: the chat server
  * uses it so a provider's words, which may quote a key, never reach the browser.
  */
-export async function httpError(res: Response, who: string, quiet = false): Promise<AdapterError> {
+export async function httpError(res: Response, who: string, quiet?: boolean): Promise<AdapterError> {
   const status = res.status;
-  const wait = retryAfterSeconds(res);
-  let said = '.';
+  // `retry-after` is a number of seconds or an HTTP date.
+  const after = res.headers.get('retry-after');
+  const s = after ? (/^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000) : NaN;
+  const wait = s > 0 ? Math.ceil(s) : s <= 0 ? 0 : undefined;
+  let said: unknown = '';
   if (!quiet) {
+    const body = (said = await res.text().catch(() => ''));
     try {
-      const body = await res.text();
-      let json;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        // Not JSON: the text itself, unless it looks like an HTML error page.
-      }
-      const e = json?.error ?? json;
-      // The chat server (createChatHandler) answers with the seed's own error part.
-      if (json?.type === 'error' && typeof e === 'string' && CODES.includes(json.code)) return new AdapterError(json.code, line(e), wait);
-      const text = line(json === undefined ? (/^\s*</.test(body) ? '' : body) : ([e, e?.message, json?.detail].find((s) => typeof s === 'string') ?? ''));
-      if (text) said = `: ${text}`;
+      // `{ error: { message } }`, `{ error: "…" }`, `{ detail: "…" }` or a JSON string.
+      said = JSON.parse(body);
+      said = (said as { error?: unknown }).error ?? said;
+      said = (said as { message?: unknown }).message ?? (said as { detail?: unknown }).detail ?? said;
     } catch {
-      // The body could not be read: the status says enough.
+      // Not JSON: the text itself, unless it looks like an HTML error page.
+      if (/^\s*</.test(body)) said = '';
     }
   }
+  said = typeof said === 'string' && line(said);
   const [code, what, then = ''] =
-    status === 401 || status === 403
-      ? ['bad_request', 'refused the credentials', '; check the API key']
-      : status === 429
-        ? ['rate_limited', 'is rate limiting requests', wait === undefined ? '' : `; try again in ${wait} s`]
-        : status >= 500
-          ? ['network', 'failed']
+    status === 429
+      ? ['rate_limited', 'is rate limiting requests', wait === undefined ? '' : `; try again in ${wait} s`]
+      : status > 499
+        ? ['network', 'failed']
+        : status === 401 || status === 403
+          ? ['bad_request', 'refused the credentials', '; check the API key']
           : ['bad_request', 'rejected the request'];
-  return new AdapterError(code as AgentErrorCode, `${who} ${what} (HTTP ${status})${then}${said}`, wait);
+  return new AdapterError(code as AgentErrorCode, `${who} ${what} (HTTP ${status})${then}${said ? `: ${said}` : '.'}`, wait);
 }
 
 /** Whatever was thrown, as an AdapterError (a fetch `TypeError` is a network failure). */
