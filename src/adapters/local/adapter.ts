@@ -42,7 +42,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   // The Prompt API's checks are a call on `LanguageModel`; its session code loads on first use.
   const promptApi: LocalEngine | undefined = lm && {
     check: () => promptApiAvailability(lm),
-    load: async (model, o) => (await import('./engines/prompt-api.js')).promptApiEngine(lm).load(model, o),
+    load: async (model, o) => (await import('./later.js')).promptApiEngine(lm).load(model, o),
   };
 
   // Untrusted tool output is handed to the model inside a block only this adapter knows the marker of.
@@ -245,7 +245,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       // The run loop (prompt format, grammar, parser) is loaded with the first run, like the engines;
       // an engine with its own tool loop (Chrome's native tools) runs the whole turn itself.
       const s = session!;
-      yield* s.run ? s.run(req, options, marker) : (await import('./steps.js')).steps(req, s, options, marker);
+      yield* s.run ? s.run(req, options, marker) : (await import('./later.js')).steps(req, s, options, marker);
     } finally {
       running = false;
     }

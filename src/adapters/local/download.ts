@@ -1,5 +1,5 @@
 /**
- * A model download into Cache Storage (layout in store.ts), loaded with the first download.
+ * A model download into Cache Storage (layout in store-file.ts), loaded with the first download.
  *
  * The body is written in parts as it arrives. When the download stops (the signal, a dropped
  * connection), the bytes received so far are written out and recorded with the server's validator;
@@ -8,9 +8,11 @@
  * new body. The whole file is checked against the expected size, and against `sha256` when the
  * model gives one, before the model's record says it is on this device.
  */
-import { StoreError } from './store-error.js';
-import { keptBytes, partKey, readRecord, type StoredFile } from './store-file.js';
+import { keptBytes, keyOf, openCache, partKey, partsOf, readRecord, type StoredFile } from './store-file.js';
 import type { LocalModel } from './types.js';
+
+/** A model file could not be downloaded or stored; the message says why in words. */
+class StoreError extends Error {}
 
 /** Bytes held in memory before they are written out as a part: what a closed tab can lose. */
 const PART = 8 << 20;
@@ -18,25 +20,21 @@ const MB = (n: number) => `${Math.max(1, Math.round(n / 1e6))} MB`;
 const RANGE = /^bytes (\d+)-\d+\/(\d+|\*)$/;
 
 /** Forgets an unfinished download: its record and every part. */
-export async function clear(bytes: Cache, key: string): Promise<void> {
+async function clear(bytes: Cache, key: string): Promise<void> {
   const prefix = partKey(key, '');
   await Promise.all((await bytes.keys()).filter((r) => r.url === key || r.url.startsWith(prefix)).map((r) => bytes.delete(r)));
 }
 
-export async function download(
-  main: Cache,
-  bytes: Cache,
-  key: string,
-  model: LocalModel,
-  fetcher: typeof fetch,
-  signal: AbortSignal,
-  progress: (p: number) => void,
-): Promise<void> {
+export async function download(cacheName: string, model: LocalModel, fetcher: typeof fetch, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
+  if (typeof caches === 'undefined') throw new StoreError('This page cannot store models (Cache Storage needs a secure context).');
+  const key = keyOf(model.url!);
+  const main = await openCache(cacheName);
+  const bytes = await openCache(cacheName, true);
   // Whatever the model's record said, it is being replaced: until this ends it is not on the device.
   await main.delete(key);
   let file = await readRecord(bytes, key);
   // Continue only from parts that are all still there, named by a validator the server can check.
-  if (file && !(file.validator && (await Promise.all(file.parts.map((_, i) => bytes.match(partKey(key, i))))).every(Boolean))) file = undefined;
+  if (!file?.validator || !(await partsOf(bytes, key, file))) file = undefined;
   if (file && model.bytes && file.bytes !== model.bytes) file = undefined;
   let kept = keptBytes(file);
   // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
@@ -131,10 +129,11 @@ export async function download(
     if (!expected) record.bytes = received;
   }
   if (model.sha256) {
-    const parts = await Promise.all(file!.parts.map(async (_, i) => (await bytes.match(partKey(key, i)))!.blob()));
-    const { sha256 } = await import('./sha256.js');
-    const hex = await sha256(new Blob(parts).stream(), signal);
-    if (hex !== model.sha256.toLowerCase()) {
+    // WebCrypto hashes off the main thread, from the file read into memory once.
+    const parts = await Promise.all((await partsOf(bytes, key, file))!.map((p) => p.blob()));
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer()));
+    signal.throwIfAborted();
+    if (Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('') !== model.sha256.toLowerCase()) {
       await clear(bytes, key);
       throw new StoreError(`The downloaded file does not match the model's sha256 (${model.sha256.slice(0, 12)}…): it changed on the server or was damaged on the way. Try again.`);
     }

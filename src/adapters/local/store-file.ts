@@ -1,9 +1,21 @@
-/** How a model file is laid out in Cache Storage (see store.ts); shared by the store and the lazily loaded download code. */
+/**
+ * How model files are laid out in Cache Storage, shared by the wasm engine's check (at once) and
+ * the download (loaded with the first download).
+ *
+ * - `<cacheName>:parts` holds the bytes, one entry per part, and, while a download is unfinished,
+ *   a record of the parts and the server's validator (ETag or Last-Modified) for `If-Range`.
+ * - `<cacheName>` holds a model's record only once every byte arrived and the size (and hash, when
+ *   the model gives one) checked out: "cached" always means a whole, verified file.
+ *
+ * The stored model is the parts joined as one Blob, read from disk as the engine needs it.
+ */
 
 /** The Cache Storage key of a model: its absolute URL. */
 export const keyOf = (url: string) => new URL(url, globalThis.location?.href).href;
 /** The key of one part of a model's bytes (in the parts cache only). */
 export const partKey = (key: string, i: number | '') => `${key}${key.includes('?') ? '&' : '?'}agent-surface-part=${i}`;
+/** The cache of whole models' records, or (`parts`) of the bytes and unfinished downloads. */
+export const openCache = (name: string, parts?: boolean) => caches.open(parts ? `${name}:parts` : name);
 
 /** What is stored of one model: its size, the byte count of each part, and the server's validator. */
 export interface StoredFile {
@@ -22,4 +34,10 @@ export async function readRecord(cache: Cache, key: string): Promise<StoredFile 
   } catch {
     return undefined;
   }
+}
+
+/** Every part `file` names, or undefined when one is gone (the browser may evict entries). */
+export async function partsOf(bytes: Cache, key: string, file: StoredFile | undefined): Promise<Response[] | undefined> {
+  const parts = await Promise.all(file?.parts.map((_, i) => bytes.match(partKey(key, i))) ?? []);
+  return file && parts.every(Boolean) ? (parts as Response[]) : undefined;
 }

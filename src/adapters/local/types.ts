@@ -144,3 +144,23 @@ export interface LocalAdapterOptions {
   cacheName?: string;
   fetch?: typeof fetch;
 }
+
+export interface WasmEngineOptions {
+  /** Where `@wllama/wllama/esm/wasm/wllama.wasm` is served. */
+  wasmUrl: string | URL;
+  /** Threads when the page is cross-origin isolated (default: the cores, at most 4). Elsewhere one. */
+  threads?: number;
+  /** Cache Storage name (default `"agent-surface-models"`). */
+  cacheName?: string;
+  fetch?: typeof fetch;
+}
+
+/** The GGUF files the wasm engine keeps in Cache Storage (`wasmEngine(...).store`). */
+export interface ModelStore {
+  /** Whether the whole, checked file is on this device. */
+  has(model: LocalModel): Promise<boolean>;
+  /** Bytes of an unfinished download kept on disk (the next download continues after them). */
+  kept(model: LocalModel): Promise<number>;
+  /** The stored file, read from disk lazily (Blobs backed by the cache, not a copy in memory). */
+  blob(model: LocalModel): Promise<Blob | undefined>;
+}

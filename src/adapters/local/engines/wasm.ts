@@ -1,24 +1,40 @@
 /**
  * The WebAssembly engine as a `LocalEngine`: GGUF files from Cache Storage (downloaded on first
- * load, an unfinished download continued), run by @wllama/wllama in its worker. This module is small and static; wllama itself is
- * imported only when a model loads.
+ * load, an unfinished download continued), run by @wllama/wllama in its worker. Only the check
+ * is here; the download and the engine's glue load with the first `load`, and wllama itself with
+ * the first model.
  */
-import { ModelStore } from '../store.js';
-import type { EngineCheck, LocalEngine, LocalModel } from '../types.js';
+import { keptBytes, keyOf, openCache, partsOf, readRecord } from '../store-file.js';
+import type { EngineCheck, LocalEngine, LocalModel, ModelStore, WasmEngineOptions } from '../types.js';
 
-export interface WasmEngineOptions {
-  /** Where `@wllama/wllama/esm/wasm/wllama.wasm` is served. */
-  wasmUrl: string | URL;
-  /** Threads when the page is cross-origin isolated (default: the cores, at most 4). Elsewhere one. */
-  threads?: number;
-  /** Cache Storage name (default `"agent-surface-models"`). */
-  cacheName?: string;
-  fetch?: typeof fetch;
-}
+export type { ModelStore, WasmEngineOptions };
 
 export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: ModelStore } {
   if (!options?.wasmUrl) throw new TypeError('wasmEngine({ wasmUrl }): say where @wllama/wllama/esm/wasm/wllama.wasm is served.');
-  const store = new ModelStore(options.cacheName ?? 'agent-surface-models', options.fetch);
+  const name = options.cacheName ?? 'agent-surface-models';
+  // A model's stored parts; none without a URL, Cache Storage (an insecure page) or a whole record.
+  const parts = async (model: LocalModel) => {
+    try {
+      const key = keyOf(model.url!);
+      return await partsOf(await openCache(name, true), key, await readRecord(await openCache(name), key));
+    } catch {
+      return undefined;
+    }
+  };
+  const store: ModelStore = {
+    has: async (model) => !!(await parts(model)),
+    async kept(model) {
+      try {
+        return keptBytes(await readRecord(await openCache(name, true), keyOf(model.url!)));
+      } catch {
+        return 0;
+      }
+    },
+    async blob(model) {
+      const p = await parts(model);
+      return p && new Blob(await Promise.all(p.map((r) => r.blob())));
+    },
+  };
   return {
     store,
     async check(model: LocalModel): Promise<EngineCheck> {
@@ -30,20 +46,6 @@ export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: M
       const kept = await store.kept(model);
       return { state: 'needs-download', ...(model.bytes ? { bytes: model.bytes } : {}), ...(kept ? { kept } : {}) };
     },
-    async load(model, { signal, progress }) {
-      if (!(await store.has(model))) {
-        await store.download(model, signal, (p) => progress({ phase: 'download', progress: p }));
-      }
-      // From here on it is a load from disk, worded as such.
-      progress({ phase: 'load', progress: 0.1 });
-      const blob = await store.blob(model);
-      if (!blob) throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
-      progress({ phase: 'load', progress: 0.3 });
-      const { loadWllama } = await import('./wllama.js').catch((e: unknown) => {
-        throw new Error(`The WebAssembly engine (@wllama/wllama) could not be loaded: ${(e as Error)?.message || e}`);
-      });
-      progress({ phase: 'load', progress: 0.5 });
-      return loadWllama(model, blob, { wasmUrl: String(options.wasmUrl), threads: options.threads }, signal);
-    },
+    load: async (model, o) => (await import('../later.js')).loadWasm(model, o, store, { ...options, cacheName: name }),
   };
 }

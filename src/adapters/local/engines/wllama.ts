@@ -2,25 +2,33 @@
  * llama.cpp in WebAssembly (@wllama/wllama) for GGUF models. wllama runs the model in its own Web
  * Worker; this page only posts messages to it. Multi-threaded only where the page is cross-origin
  * isolated (SharedArrayBuffer needs it); WebGPU offload only where `navigator.gpu` exists.
- * This module is imported on first use only: a page that never prepares a local model loads none of it.
+ * This glue loads with the adapter's lazy code (../later.ts); wllama itself only when a model loads.
  */
-import { Wllama } from '@wllama/wllama';
 import type { ChatCompletionChunk } from '@wllama/wllama/esm/types/oai-compat.js';
-import type { LocalModel, LocalSession, GenerateRequest } from '../types.js';
+import { download } from '../download.js';
+import type { EngineProgress, GenerateRequest, LocalModel, LocalSession, ModelStore, WasmEngineOptions } from '../types.js';
 
 const quiet = { debug() {}, log() {}, warn() {}, error: (...a: unknown[]) => console.error('[agent-surface-kit local]', ...a) };
 
-export interface WllamaLoadOptions {
-  wasmUrl: string;
-  threads?: number;
-}
-
-/** Loads a GGUF Blob into a fresh worker. */
-export async function loadWllama(model: LocalModel, blob: Blob, options: WllamaLoadOptions, signal: AbortSignal): Promise<LocalSession> {
-  const wllama = new Wllama({ default: options.wasmUrl }, { logger: quiet, suppressNativeLog: true });
-  const isolated = globalThis.crossOriginIsolated === true;
-  const cores = navigator.hardwareConcurrency || 1;
-  const threads = isolated ? Math.max(1, options.threads ?? Math.min(4, cores)) : 1;
+/** The wasm engine's `load`: the file from Cache Storage (downloaded first when it is not whole there), into a fresh worker. */
+export async function loadWasm(
+  model: LocalModel,
+  { signal, progress }: { signal: AbortSignal; progress(p: EngineProgress): void },
+  store: ModelStore,
+  options: WasmEngineOptions & { cacheName: string },
+): Promise<LocalSession> {
+  if (!(await store.has(model))) await download(options.cacheName, model, options.fetch ?? fetch, signal, (p) => progress({ phase: 'download', progress: p }));
+  // From here on it is a load from disk, worded as such.
+  progress({ phase: 'load', progress: 0.1 });
+  const blob = await store.blob(model);
+  if (!blob) throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
+  progress({ phase: 'load', progress: 0.3 });
+  const { Wllama } = await import('@wllama/wllama').catch((e: unknown) => {
+    throw new Error(`The WebAssembly engine (@wllama/wllama) could not be loaded: ${(e as Error)?.message || e}`);
+  });
+  progress({ phase: 'load', progress: 0.5 });
+  const wllama = new Wllama({ default: String(options.wasmUrl) }, { logger: quiet, suppressNativeLog: true });
+  const threads = globalThis.crossOriginIsolated === true ? Math.max(1, options.threads ?? Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   const onAbort = () => void wllama.exit().catch(() => {});
   signal.addEventListener('abort', onAbort, { once: true });
   try {
