@@ -133,16 +133,12 @@ class HandlerContext implements InvocationContext {
 
 /**
  * A handler call that returned a pending promise: settles on its outcome, timeout, cancel or
- * unmount. It is its own abort listener (`handleEvent`) and list node, so watching a call costs
- * no closures and no hashing.
+ * unmount. It is its own abort listener (`handleEvent`), so watching a call costs no closure.
  */
 export class Execution implements RunningCall {
   readonly promise: Promise<void>;
   readonly deadline: number;
   readonly registration: Registration;
-  /** Neighbours in `RunningCalls`. */
-  prev: RunningCall | undefined = undefined;
-  next: RunningCall | undefined = undefined;
   readonly #core: RegistryCore;
   readonly #inv: Invocation;
   #resolve!: () => void;

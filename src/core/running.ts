@@ -18,30 +18,27 @@ export function holdOpen(timer: ReturnType<typeof setTimeout> | undefined, hold:
 /** Why a running call is ended early. */
 export type AbortCode = 'TIMEOUT' | 'CANCELLED' | 'COMPONENT_UNMOUNTED';
 
-/** What the list needs of a call (invoke.ts's `Execution`). */
+/** What the set needs of a call (invoke.ts's `Execution`). */
 export interface RunningCall {
   readonly deadline: number;
   /** The registration the call runs on, compared by identity only. */
   readonly registration: object;
-  prev: RunningCall | undefined;
-  next: RunningCall | undefined;
   abort(code: AbortCode): void;
 }
 
 const now = (): number => Date.now();
 
 /**
- * The calls whose handler returned a pending promise, in a linked list, with one timer for all
- * their timeouts armed for the earliest deadline. A call that settles in time costs a list insert
- * and unlink. In Node the timer holds the process open only while a call runs (someone awaits its
+ * The calls whose handler returned a pending promise, in a set, with one timer for all their
+ * timeouts armed for the earliest deadline. A call that settles in time costs a set insert and
+ * delete. In Node the timer holds the process open only while a call runs (someone awaits its
  * result, which the timeout guarantees); while idle it is unref'd, so a forgotten registry never
  * keeps a process alive.
  */
 export class RunningCalls {
   /** The registry's registrations (its live list), whose queues `stop()` drains on dispose. */
   readonly #registrations: readonly SerialSlot[];
-  #head: RunningCall | undefined = undefined;
-  #size = 0;
+  readonly #calls = new Set<RunningCall>();
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   #armedFor = Infinity;
 
@@ -51,53 +48,28 @@ export class RunningCalls {
 
   /**
    * Ends the running and queued calls of a registration that went away, or of every registration
-   * (the registry is being disposed; the list is then dropped with its timer).
+   * (the registry is being disposed; the set is then dropped with its timer).
    */
   stop(registration?: SerialSlot): void {
-    this.abort('COMPONENT_UNMOUNTED', registration);
+    // A copy: each call deletes itself from the set as it ends.
+    for (const e of [...this.#calls]) if (registration === undefined || e.registration === registration) e.abort('COMPONENT_UNMOUNTED');
     if (registration !== undefined) return drainQueue(registration, 'COMPONENT_UNMOUNTED');
     for (const r of this.#registrations) drainQueue(r, 'COMPONENT_UNMOUNTED');
-    this.dispose();
-  }
-
-  add(execution: RunningCall): void {
-    const head = this.#head;
-    execution.next = head;
-    if (head !== undefined) head.prev = execution;
-    this.#head = execution;
-    this.#size++;
-    if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
-    else if (this.#size === 1) holdOpen(this.#timer, true);
-  }
-
-  delete(execution: RunningCall): void {
-    const { prev, next } = execution;
-    if (prev === undefined && this.#head !== execution) return;
-    if (prev !== undefined) prev.next = next;
-    else this.#head = next;
-    if (next !== undefined) next.prev = prev;
-    execution.prev = execution.next = undefined;
-    if (--this.#size === 0) holdOpen(this.#timer, false);
-  }
-
-  /** Ends the running calls of one registration (it is going away), or of all with none given. */
-  abort(code: AbortCode, registration?: object): void {
-    for (const e of this.#list()) if (registration === undefined || e.registration === registration) e.abort(code);
-  }
-
-  dispose(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    this.#head = undefined;
-    this.#size = 0;
+    this.#calls.clear();
   }
 
-  /** A copy to iterate while calls end (and unlink themselves). */
-  #list(): RunningCall[] {
-    const out: RunningCall[] = [];
-    for (let e = this.#head; e !== undefined; e = e.next) out.push(e);
-    return out;
+  add(execution: RunningCall): void {
+    this.#calls.add(execution);
+    if (execution.deadline < this.#armedFor) this.#arm(execution.deadline);
+    else if (this.#calls.size === 1) holdOpen(this.#timer, true);
+  }
+
+  /** A call that settled; a no-op for one already gone. */
+  delete(execution: RunningCall): void {
+    if (this.#calls.delete(execution) && this.#calls.size === 0) holdOpen(this.#timer, false);
   }
 
   #arm(deadline: number): void {
@@ -112,7 +84,7 @@ export class RunningCalls {
     this.#armedFor = Infinity;
     const t = now();
     let next = Infinity;
-    for (const e of this.#list()) {
+    for (const e of [...this.#calls]) {
       // Timers may fire a millisecond early on some engines.
       if (e.deadline <= t + 1) e.abort('TIMEOUT');
       else if (e.deadline < next) next = e.deadline;

@@ -38,7 +38,7 @@ import type {
   ToolsetMode,
   WireTarget,
 } from './types.js';
-import { assignWireNames, encodeWireName } from './wire-names.js';
+import { assignWireNames, encodeWireName, targetKey } from './wire-names.js';
 
 /** The options with a fixed set of values (`mode` defaults to its first). */
 const CHOICES: Record<string, readonly string[]> = {
@@ -224,10 +224,6 @@ interface DirectCatalog {
   targets?: ReadonlyMap<string, WireTarget>;
   state?: string;
 }
-
-/** Identity of a (capability, instance) pair; `undefined` and `""` instances differ. */
-const targetKey = ({ capabilityId, instanceId }: CapabilityDescriptor) =>
-  instanceId === undefined ? capabilityId : `${capabilityId}\u0000${instanceId}`;
 
 /** The entry of the same (capability, instance) in an earlier catalog. */
 function findEntry(catalog: DirectCatalog, d: CapabilityDescriptor): DirectEntry | undefined {

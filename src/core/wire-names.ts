@@ -50,9 +50,8 @@ export function wireHash(text: string, length: number): string {
 }
 
 /** Identity of a (capability, instance) pair; `undefined` and `""` instances differ. */
-function targetKey(id: string, instanceId: string | undefined): string {
-  return instanceId === undefined ? id : `${id}\u0000${instanceId}`;
-}
+export const targetKey = ({ capabilityId, instanceId }: WireNameEntry): string =>
+  instanceId === undefined ? capabilityId : `${capabilityId}\u0000${instanceId}`;
 
 /**
  * The wire name with a given collision level. Level 0 is the public encoding; level n ≥ 1 always
@@ -72,7 +71,7 @@ export function encodeWireNameAtLevel(id: string, instanceId: string | undefined
   const readable = idPart + instancePart;
   if (level === 0 && plain && readable.length <= WIRE_NAME_MAX_LENGTH) return readable;
   const hashLength = Math.min(BASE_HASH_LENGTH + level * HASH_STEP, WIRE_NAME_MAX_LENGTH - 1);
-  const hash = wireHash(`${level}\u0001${targetKey(id, instanceId)}`, hashLength);
+  const hash = wireHash(`${level}\u0001${targetKey({ capabilityId: id, instanceId })}`, hashLength);
   return `${shorten(idPart, instancePart, WIRE_NAME_MAX_LENGTH - 1 - hashLength)}-${hash}`;
 }
 
@@ -186,5 +185,5 @@ export function assignWireNames<T extends WireNameEntry>(
 
 /** Whether a group of entries with one name holds more than one target. */
 function manyTargets(group: readonly WireNameEntry[]): boolean {
-  return group.length > 1 && new Set(group.map((e) => targetKey(e.capabilityId, e.instanceId))).size > 1;
+  return group.length > 1 && new Set(group.map(targetKey)).size > 1;
 }
