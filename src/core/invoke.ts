@@ -638,21 +638,17 @@ function confirmationRequired(core: RegistryCore, inv: Invocation, record: Confi
 /** Step 8 when the slot is taken: wait, unless cancelled or unmounted first. */
 async function waitInQueue(core: RegistryCore, inv: Invocation, waiter: QueueWaiter<AgentInvocationResult>): Promise<AgentInvocationResult | undefined> {
   const signal = inv.signal;
-  let onAbort: (() => void) | undefined;
-  if (signal !== undefined) {
-    if (signal.aborted) waiter.settle(cancelled(core, inv));
-    else {
-      onAbort = () => waiter.settle(cancelled(core, inv));
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-  }
+  // A cancelled call leaves the queue at once: the slot is never handed to it.
+  const onAbort = () => {
+    leaveQueue(inv.reg!, waiter as QueueWaiter<unknown>);
+    waiter.settle(cancelled(core, inv));
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   const outcome = await waiter.promise;
-  if (onAbort !== undefined) signal!.removeEventListener('abort', onAbort);
-  if (outcome === undefined) return undefined;
-  leaveQueue(inv.reg!, waiter as QueueWaiter<unknown>);
+  signal?.removeEventListener('abort', onAbort);
   // The queue is drained with the code of why the registration went away.
-  if (typeof outcome === 'string') return unmounted(core, inv);
-  return outcome;
+  return typeof outcome === 'string' ? unmounted(core, inv) : outcome;
 }
 
 function cancelled(core: RegistryCore, inv: Invocation): AgentInvocationResult {

@@ -13,22 +13,13 @@ export interface SerialSlot {
 
 /**
  * A call waiting for the slot. `settle(undefined)` hands it the slot; `settle(value)` ends its
- * wait with that value instead (cancelled, unmounted) and it never runs.
+ * wait with that value instead (unmounted) and it never runs. A waiter that gives up (its call was
+ * cancelled) leaves the queue at once (`leaveQueue`), so every waiter in a queue still wants the slot.
  */
-export class QueueWaiter<T> {
+export interface QueueWaiter<T> {
   readonly promise: Promise<T | undefined>;
-  settle!: (value: T | undefined) => void;
-  done = false;
-
-  constructor() {
-    this.promise = new Promise<T | undefined>((resolve) => {
-      this.settle = (value) => {
-        if (this.done) return;
-        this.done = true;
-        resolve(value);
-      };
-    });
-  }
+  /** The promise's resolve: only its first value counts. */
+  readonly settle: (value: T | undefined) => void;
 }
 
 /**
@@ -42,23 +33,19 @@ export function acquireSlot<T>(slot: SerialSlot, depth: number): 'run' | 'full' 
   }
   const waiting = (slot.waiting ??= []);
   if (waiting.length >= depth) return 'full';
-  const waiter = new QueueWaiter<T>();
+  let settle!: (value: T | undefined) => void;
+  const promise = new Promise<T | undefined>((resolve) => (settle = resolve));
+  const waiter = { promise, settle };
   waiting.push(waiter as QueueWaiter<unknown>);
   return waiter;
 }
 
 /** Passes the slot to the oldest waiter, or frees it. */
 export function releaseSlot(slot: SerialSlot): void {
-  const waiting = slot.waiting;
-  if (waiting !== undefined) {
-    while (waiting.length > 0) {
-      const next = waiting.shift()!;
-      if (next.done) continue;
-      next.settle(undefined); // the slot stays taken: it now belongs to `next`
-      return;
-    }
-  }
-  slot.running = false;
+  const next = slot.waiting?.shift();
+  // The slot stays taken: it now belongs to `next`.
+  if (next !== undefined) next.settle(undefined);
+  else slot.running = false;
 }
 
 /** Takes a waiter out of the queue (its call was cancelled). */
