@@ -61,7 +61,7 @@ describe('local adapter: <tool_call> format', () => {
       },
       { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'Thanks' }] },
     ];
-    assert.deepEqual(toTurns(messages, 'SYS'), [
+    assert.deepEqual(toTurns(messages, 'SYS', { tools: [{ name: 'add', description: '', inputSchema: {} }], marker: 'm' }), [
       { role: 'system', content: 'SYS' },
       { role: 'user', content: 'Add one' },
       { role: 'assistant', content: `Adding.\n${renderCall('add', { n: 1 })}\n${renderCall('add', { n: 2 })}` },

@@ -1,25 +1,24 @@
 /**
- * One run of the local adapter: model steps in the `<tool_call>` format, each constrained by a
- * grammar from the live tools, calls through `req.callTool`, malformed calls answered with words
- * the model reads in its next step. Loaded with the first run.
+ * A run of the local adapter in the prompt format, on the tool loop every adapter runs
+ * (../shared/loop.ts): each model step is constrained by a grammar from the live tools and parsed
+ * into text, reasoning and `<tool_call>`s; the loop runs the calls through `req.callTool` and
+ * answers a malformed one with the parser's words, which the model reads in its next step.
  */
-import type { AgentMessage, AgentRunRequest, AgentStreamPart, AgentToolPart } from '../../chat/types.js';
-import type { AdapterError } from '../shared/errors.js';
-import { messageOf, newId } from './ids.js';
+import type { AgentRunRequest, AgentStreamPart } from '../../chat/types.js';
+import { AdapterError } from '../shared/errors.js';
+import { toolLoop } from '../shared/loop.js';
+import { messageOf } from './ids.js';
 import { toolCallGrammar } from './grammar.js';
-import { outputText, parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
+import { parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { LocalAdapterOptions, LocalSession } from './types.js';
 
 export async function* steps(req: AgentRunRequest, s: LocalSession, options: LocalAdapterOptions, marker: string): AsyncGenerator<AgentStreamPart> {
-  const { signal, agent } = req;
-  const messageId = newId('msg');
-  yield { type: 'message-start', messageId };
-  const current: AgentMessage = { id: messageId, role: 'assistant', parts: [] };
   const first = options.toolChoice ?? 'auto';
-  for (let step = 0; step < Math.max(1, agent?.maxSteps ?? 8); step++) {
-    if (signal.aborted) break;
-    const tools = req.tools; // fresh every step: the page's tools change
-    const choice = step && first != 'none' ? 'auto' : first;
+  let n = 0;
+  let id: string | undefined;
+  const loop = toolLoop(req, async function* ({ messages, tools, instructions, signal }) {
+    // A forced (or forbidden) call applies to the run's first step; later steps may answer in text.
+    const choice = n++ && first != 'none' ? 'auto' : first;
     const visible = new VisibleText();
     // Text shown so far and not yet passed on: the engine streams faster than a slow reader takes.
     let pending = '';
@@ -27,11 +26,7 @@ export async function* steps(req: AgentRunRequest, s: LocalSession, options: Loc
     let done = false;
     const generation = s
       .generate({
-        turns: toTurns([...req.messages, current], [agent?.instructions, toolsPrompt(tools)].filter(Boolean).join('\n\n'), {
-          tools,
-          marker,
-          maxToolOutputChars: options.maxToolOutputChars,
-        }),
+        turns: toTurns(messages, [instructions, toolsPrompt(tools)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: options.maxToolOutputChars }),
         tools,
         grammar: toolCallGrammar(tools, choice),
         toolChoice: tools.length ? choice : 'none',
@@ -52,51 +47,30 @@ export async function* steps(req: AgentRunRequest, s: LocalSession, options: Loc
       if (pending) {
         const delta = pending;
         pending = '';
-        yield { type: 'text-delta', messageId, delta };
+        yield { type: 'text-delta', delta };
       } else await new Promise<void>((r) => (wake = r));
     }
     let output: string;
     try {
       output = await generation;
     } catch (e) {
-      if (signal.aborted) break;
-      yield { type: 'error', error: `The model stopped: ${messageOf(e)}`, ...((e as AdapterError)?.name === 'AdapterError' ? { code: (e as AdapterError).code } : {}) };
-      return;
+      // An engine's failure is the request's as far as the widget can tell (the Prompt API's carry their code).
+      throw signal.aborted ? e : new AdapterError(e instanceof AdapterError ? e.code : 'bad_request', `The model stopped: ${messageOf(e)}`);
     }
     const { text, reasoning, calls } = parseOutput(output);
-    if (reasoning) {
-      yield { type: 'reasoning', messageId, text: reasoning };
-      current.parts.push({ type: 'reasoning', text: reasoning });
-    }
+    if (reasoning) yield { type: 'reasoning', text: reasoning };
     // Text the stream held back (after a tool call) comes out now that the turn is whole.
     const rest = visible.push('', text);
-    if (rest) yield { type: 'text-delta', messageId, delta: rest };
-    if (text) current.parts.push({ type: 'text', text });
-
-    for (const call of calls) {
-      const id = newId('call');
-      const name = call.name ?? 'invalid_tool_call';
-      const input = call.ok ? call.input : { raw: call.raw.slice(0, 2000) };
-      yield { type: 'tool-call', messageId, id, name, input };
-      const part: AgentToolPart = { type: 'tool', id, name, input, state: 'running' };
-      current.parts.push(part);
-      // Words the model reads in its next step, so it can correct itself.
-      const problem = !call.ok
-        ? call.error
-        : tools.some((t) => t.name == name)
-          ? ''
-          : `There is no tool "${name}". The tools are: ${tools.map((t) => t.name).join(', ') || 'none'}.`;
-      const output = problem ? undefined : await req.callTool({ id, name, input });
-      const error = problem || (output!.isError ? outputText(output!) : '');
-      Object.assign(part, { state: error ? 'error' : 'done', output, ...(error ? { error } : {}) });
-      yield error ? { type: 'tool-error', id, error } : { type: 'tool-result', id, output: output! };
-      if (signal.aborted) break;
+    if (rest) yield { type: 'text-delta', delta: rest };
+    for (const c of calls) {
+      yield c.ok
+        ? { type: 'tool-call', id: '', name: c.name, input: c.input }
+        : { type: 'tool-call', id: '', name: c.name ?? 'invalid_tool_call', input: { raw: c.raw.slice(0, 2000) }, invalid: c.error };
     }
-    yield { type: 'step-finish', step };
-    if (!calls.length && !signal.aborted) {
-      yield { type: 'finish', reason: 'stop' };
-      return;
-    }
+  }, req.agent?.maxSteps);
+  // A run is one assistant message, however many steps it takes: the loop's later message starts are left out.
+  for await (const p of loop) {
+    if (p.type == 'message-start' && (id ??= p.messageId) != p.messageId) continue;
+    yield 'messageId' in p ? { ...p, messageId: id! } : p;
   }
-  yield { type: 'finish', reason: signal.aborted ? 'aborted' : 'max-steps' };
 }

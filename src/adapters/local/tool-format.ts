@@ -4,8 +4,8 @@
  * blocks in a user turn. Only plain system/user/assistant turns come out of here, so any chat
  * template (the GGUF's own, ChatML, the Prompt API's) can render them. DOM-free.
  */
-import type { AgentMessage, AgentToolPart, ToolDescriptor, ToolOutput } from '../../chat/types.js';
-import { toolText } from '../shared/untrusted.js';
+import type { AgentMessage, ToolDescriptor } from '../../chat/types.js';
+import { toTurns as stepTurns } from '../shared/history.js';
 import { isObject } from './grammar.js';
 import { CALL_CLOSE, CALL_OPEN } from './ids.js';
 
@@ -35,65 +35,31 @@ ${CALL_CLOSE}`
 /** A call as the model writes it (compact JSON, so a grammar and a re-rendered history agree). */
 export const renderCall = (name: string, input: unknown): string => `${CALL_OPEN}\n${JSON.stringify({ name, arguments: input ?? {} })}\n${CALL_CLOSE}`;
 
-/** What a tool returned, as the model reads it (an error's words included, without saying it is one). */
-export const outputText = (output: ToolOutput): string =>
-  output.structuredContent !== undefined
-    ? JSON.stringify(output.structuredContent)
-    : output.content.map((c) => (c.type == 'text' ? c.text : `[${c.type}]`)).join('\n');
-
-const responseBlock = (text: string) => `<tool_response>\n${text}\n</tool_response>`;
-
 export interface TurnOptions {
   /** The live tools: an output counts as untrusted when its tool says so or is gone from the page. */
   tools?: readonly ToolDescriptor[];
   /** This adapter's data marker: untrusted outputs are wrapped in a block the output cannot close. */
-  marker?: string;
+  marker: string;
   /** Outputs are cut to this many characters (default 20 000). */
   maxToolOutputChars?: number;
 }
 
 /**
  * The conversation as plain turns: a system turn (instructions and tools), then user and assistant
- * turns; an assistant message's tool calls stay in its turn and their results follow as one user
+ * turns; an assistant step's tool calls stay in its turn and their results follow as one user
  * turn of `<tool_response>` blocks, so a multi-step message becomes several turn pairs.
  */
-export function toTurns(messages: readonly AgentMessage[], system: string, o: TurnOptions = {}): ChatTurn[] {
-  const result = ({ name, state, output, error }: AgentToolPart): string => {
-    if (state != 'done' && state != 'error' && state != 'cancelled') return 'Error: the call did not finish';
-    if (!output) return `Error: ${error ?? 'no result'}`;
-    let text = outputText(output);
-    if (o.marker) {
-      const tool = o.tools?.find((t) => t.name == name);
-      text = toolText(text, !tool || tool.untrustedOutput === true, o.marker, o.maxToolOutputChars);
+export function toTurns(messages: readonly AgentMessage[], system: string, o: TurnOptions): ChatTurn[] {
+  const turns: ChatTurn[] = system ? [{ role: 'system', content: system }] : [];
+  for (const t of stepTurns(messages, o.tools ?? [], o.marker, o)) {
+    if (t.role == 'user') turns.push({ role: 'user', content: t.text });
+    else {
+      const content = t.parts.map((p) => (p.type == 'text' ? p.text : p.type == 'tool' ? renderCall(p.name, p.input) : '')).filter(Boolean);
+      if (content.length) turns.push({ role: 'assistant', content: content.join('\n') });
+      // An answer that is an error says so; the shared loop's own answers already start with "Error".
+      const answers = t.answers.map((a) => `<tool_response>\n${a.isError && !a.text.startsWith('Error') ? 'Error: ' : ''}${a.text}\n</tool_response>`);
+      if (answers.length) turns.push({ role: 'user', content: answers.join('\n') });
     }
-    return output.isError ? `Error: ${text}` : text;
-  };
-  const turns: ChatTurn[] = [];
-  const turn = (role: ChatTurn['role'], lines: string[]) => lines.length && turns.push({ role, content: lines.join('\n') });
-  turn('system', system ? [system] : []);
-  for (const message of messages) {
-    if (message.role == 'user') {
-      turns.push({ role: 'user', content: message.parts.map((p) => (p.type == 'text' ? p.text : '')).join('') });
-      continue;
-    }
-    let assistant: string[] = [];
-    let responses: string[] = [];
-    const flush = () => {
-      turn('assistant', assistant);
-      turn('user', responses);
-      assistant = [];
-      responses = [];
-    };
-    for (const part of message.parts) {
-      if (part.type == 'text') {
-        if (responses.length) flush();
-        if (part.text) assistant.push(part.text);
-      } else if (part.type == 'tool') {
-        assistant.push(renderCall(part.name, part.input));
-        responses.push(responseBlock(result(part)));
-      }
-    }
-    flush();
   }
   return turns;
 }
