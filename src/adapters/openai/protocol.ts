@@ -79,28 +79,19 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
   let complete = false;
   // Some servers (LM Studio and Ollama with some models, llama-server without a reasoning format)
   // put the model's reasoning in the text as a leading `<think>…</think>` block: split it off.
-  // `think` is 0 before the text shows whether it starts with one, 1 inside it, 2 past it.
-  let think = 0;
+  // The text is held while it may still open that block or is inside it.
+  let past = false;
   let held = '';
   /** The text to show of a content delta (`end`: the stream is over); the block goes to thinkReasoning. */
-  const split = (delta: string, end = false): string => {
-    if (think > 1) return delta;
+  const split = (delta: string, end?: boolean): string => {
+    if (past) return delta;
     held += delta;
-    if (!think) {
-      const t = held.trimStart();
-      if (!t.startsWith('<think>')) {
-        if (!end && '<think>'.startsWith(t)) return '';
-        think = 2;
-        return held;
-      }
-      think = 1;
-      held = t.slice(7);
-    }
-    const at = held.indexOf('</think>');
-    if (at < 0 && !end) return '';
-    think = 2;
-    thinkReasoning += at < 0 ? held : held.slice(0, at);
-    return at < 0 ? '' : held.slice(at + 8).replace(/^\s+/, '');
+    const m = /^\s*<think>([\s\S]*?)(<\/think>\s*|$)/.exec(held);
+    if (!end && (m ? !m[2] : '<think>'.startsWith(held.trimStart()))) return '';
+    past = true;
+    if (!m) return held;
+    thinkReasoning = m[1];
+    return held.slice(m[0].length);
   };
   const flush = function* (): Generator<StepPart> {
     const text = reasoning || thinkReasoning;

@@ -30,23 +30,17 @@ export interface PostOptions {
  */
 export async function request(url: string, o: PostOptions, body?: unknown) {
   const ctl = new AbortController();
-  const outer = o.signal;
+  // Aborts for the outer signal or a stall: either way its reason says why.
+  const signal = o.signal ? AbortSignal.any([o.signal, ctl.signal]) : ctl.signal;
   const ms = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => ctl.abort(outer?.reason);
-  if (outer?.aborted) stop();
-  else outer?.addEventListener('abort', stop, { once: true });
   const arm = () => {
     clearTimeout(timer);
     timer = setTimeout(() => ctl.abort(networkError(`No answer for ${Math.round(ms / 1000)} s: the server stalled`)), ms);
   };
-  const done = () => {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', stop);
-  };
-  // Our own signal aborts only for the outer signal or a stall: either way its reason says why.
+  const done = () => clearTimeout(timer);
   const fail = (e: unknown): never => {
-    throw ctl.signal.aborted ? ctl.signal.reason : toAdapterError(e, o.who);
+    throw signal.aborted ? signal.reason : toAdapterError(e, o.who);
   };
   arm();
   try {
@@ -54,7 +48,7 @@ export async function request(url: string, o: PostOptions, body?: unknown) {
       body === undefined
         ? { headers: o.headers }
         : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body) };
-    const res = await (o.fetch ?? fetch)(url, { ...init, signal: ctl.signal }).catch(fail);
+    const res = await (o.fetch ?? fetch)(url, { ...init, signal }).catch(fail);
     if (!res.ok) throw await httpError(res, o.who, o.quiet);
     return { res, arm, done, fail };
   } catch (e) {
