@@ -41,7 +41,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
   const messages: AnthropicMessage[] = [];
   // Same-role neighbours merge: tool results and the next user text share one user message.
   const push = (role: AnthropicMessage['role'], content: AnthropicBlock[]) => {
-    const last = messages[messages.length - 1];
+    const last = messages.at(-1);
     if (last?.role === role) last.content.push(...content);
     else if (content.length) messages.push({ role, content });
   };

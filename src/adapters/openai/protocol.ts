@@ -72,7 +72,7 @@ interface Assembling {
 export async function* openAIStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
   const who = post.who;
   const calls: Assembling[] = [];
-  const byIndex = new Map<number, Assembling>();
+  const byIndex: Record<number, Assembling> = {};
   let reasoning = '';
   let field = 'reasoning_content';
   let thinkReasoning = '';
@@ -135,11 +135,11 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
     for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
       const index = typeof tc?.index === 'number' ? tc.index : -1;
       const id = typeof tc?.id === 'string' ? tc.id : '';
-      let call = byIndex.get(index) ?? (index < 0 ? calls[calls.length - 1] : undefined);
+      let call = byIndex[index] ?? (index < 0 ? calls.at(-1) : undefined);
       // A new id at a known index is a new call: some servers number every call of a batch 0.
       if (!call || (id && call.id && id !== call.id)) {
         calls.push((call = { id, name: '', args: '' }));
-        byIndex.set(index, call);
+        byIndex[index] = call;
       }
       call.id ||= id;
       const fn = tc.function ?? {};

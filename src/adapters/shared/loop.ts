@@ -106,7 +106,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       const tools = req.tools;
       for await (const p of step({ messages, tools, agent: req.agent, instructions: req.agent?.instructions, signal })) {
         const meta = 'providerMetadata' in p && p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
-        const last = parts[parts.length - 1];
+        const last = parts.at(-1);
         if (p.type === 'max-steps') capped = true;
         else if (p.type === 'tool-call') {
           // Model output is untrusted: a missing, repeated or reused id gets a fresh one.
