@@ -83,52 +83,52 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
   };
 }
 
+/** A content block as it streams: its start event's fields, and `text` (text, thinking or tool input JSON). */
 interface Block {
-  type: unknown;
+  type?: unknown;
   text: string;
-  signature?: string;
-  data?: string;
-  id?: string;
-  name?: string;
+  signature?: unknown;
+  data?: unknown;
+  id?: unknown;
+  name?: unknown;
   input?: unknown;
 }
 
 /** One model step. Text streams as it comes; reasoning and tool calls when their block ends. */
 export async function* anthropicStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
   const who = post.who;
-  const blocks = new Map<unknown, Block>();
+  const blocks: Record<number, Block> = {};
   for await (const e of postEvents(url, body, post)) {
     const ev = json(e, who) as {
       type?: string;
-      index?: number;
-      content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; data?: string; thinking?: string };
-      delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string };
+      index: number;
+      content_block?: Omit<Block, 'text'> & { text?: unknown; thinking?: unknown };
+      delta?: { text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown };
       error?: unknown;
     };
     const type = ev?.type ?? e.event;
     if (type === 'error') throw streamError(ev.error, who);
     if (type === 'message_stop') return;
-    const b = blocks.get(ev.index);
+    const b = blocks[ev.index];
     if (type === 'content_block_start') {
       const c = ev.content_block ?? {};
-      const text = (c.type === 'text' ? c.text : c.type === 'thinking' ? c.thinking : '') || '';
-      blocks.set(ev.index, { type: c.type, text, id: c.id, name: c.name, input: c.input, data: c.data });
-      if (c.type === 'text' && text) yield { type: 'text-delta', delta: text };
+      const text = c.type === 'text' ? c.text : c.type === 'thinking' ? c.thinking : '';
+      blocks[ev.index] = { ...c, text: typeof text === 'string' ? text : '' };
+      if (c.type === 'text' && text) yield { type: 'text-delta', delta: blocks[ev.index].text };
     } else if (type === 'content_block_delta' && b) {
+      // Text, tool input (JSON text) and thinking each come in their own delta type, in their own field.
       const d = ev.delta ?? {};
-      // Text, tool input (JSON text) and thinking each come in their own delta type.
-      const piece = d.type === 'text_delta' ? d.text : d.type === 'input_json_delta' ? d.partial_json : d.type === 'thinking_delta' ? d.thinking : undefined;
+      const piece = d.text ?? d.partial_json ?? d.thinking;
       if (typeof piece === 'string') {
         b.text += piece;
-        if (d.type === 'text_delta' && piece) yield { type: 'text-delta', delta: piece };
+        if (b.type === 'text' && piece) yield { type: 'text-delta', delta: piece };
         if (b.text.length > 1_000_000 && b.type === 'tool_use') throw networkError(`${who} sent tool input over 1 MB`);
-      } else if (d.type === 'signature_delta' && typeof d.signature === 'string') b.signature = (b.signature ?? '') + d.signature;
-    } else if (type === 'content_block_stop') {
-      blocks.delete(ev.index);
-      if (b?.type === 'thinking')
-        yield { type: 'reasoning', text: b.text, providerMetadata: { anthropic: b.signature ? { signature: b.signature } : {} } };
-      else if (b?.type === 'redacted_thinking') yield { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: b.data ?? '' } } };
-      else if (b?.type === 'tool_use') {
+      } else if (typeof d.signature === 'string') b.signature = (typeof b.signature === 'string' ? b.signature : '') + d.signature;
+    } else if (type === 'content_block_stop' && b) {
+      delete blocks[ev.index];
+      if (b.type === 'thinking') yield { type: 'reasoning', text: b.text, providerMetadata: { anthropic: b.signature ? { signature: b.signature } : {} } };
+      else if (b.type === 'redacted_thinking') yield { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: String(b.data ?? '') } } };
+      else if (b.type === 'tool_use') {
         const name = String(b.name ?? '');
         // The input streams as JSON text; with no deltas the start block's input stands.
         const parsed = b.text ? parseArguments(name, b.text) : { input: b.input && typeof b.input === 'object' ? b.input : {} };
