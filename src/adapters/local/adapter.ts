@@ -1,14 +1,15 @@
 /**
  * `createLocalAdapter`: a model that runs in the page, off the main thread. Nothing is downloaded
- * until the person asks (`prepare(signal)`, from a click); engines are imported on first use.
+ * until the person asks (`prepare(signal)`, from a click). What runs at once is only the device
+ * check and the status; the download, the engines' code and the run loop load with the first
+ * `prepare()` or run (./later.ts).
  */
 import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, ModelChoice } from '../../chat/types.js';
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
-import { messageOf, newId } from './ids.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { localIdentity } from '../identity.js';
-import type { EngineCheck, LanguageModelLike, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
+import type { EngineCheck, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
 export { BUILT_IN_MODEL_ID };
 
@@ -22,31 +23,31 @@ export interface LocalAdapter extends AgentAdapter {
   unload(): Promise<void>;
 }
 
+const words = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const later = () => import('./later.js');
+
 export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   const entries = modelEntries(options);
-  const mode = typeof options.engine === 'object' ? 'custom' : (options.engine ?? 'auto');
-  const custom = typeof options.engine === 'object' ? options.engine : undefined;
-  const lm: LanguageModelLike | undefined = options.languageModel ?? globalLanguageModel();
+  const { engine, webgpu, wasm } = options;
+  const lm = options.languageModel ?? globalLanguageModel();
   const selectionKey = `${options.cacheName ?? 'agent-surface-models'}:selected:${options.id ?? 'local'}`;
 
-  if (lm && (mode === 'auto' || mode === 'prompt-api')) {
+  if (lm && (!engine || engine === 'auto' || engine === 'prompt-api')) {
     entries.unshift({
       model: { id: BUILT_IN_MODEL_ID, label: "Chrome's built-in model", brief: 'Runs inside Chrome: nothing to download from this site.' },
       kind: 'prompt-api',
     });
   }
-
-  const wasm = entries.some((e) => e.kind === 'wasm')
-    ? wasmEngine({ wasmUrl: options.wasm!.wasmUrl, threads: options.wasm!.threads, cacheName: options.cacheName, fetch: options.fetch })
-    : undefined;
-  // The Prompt API's checks are a call on `LanguageModel`; its session code loads on first use.
-  const promptApi: LocalEngine | undefined = lm && {
-    check: () => promptApiAvailability(lm),
-    load: async (model, o) => (await import('./later.js')).promptApiEngine(lm).load(model, o),
+  const engines: Partial<Record<Entry['kind'], LocalEngine>> = {
+    custom: typeof engine === 'object' ? engine : undefined,
+    wasm: entries.some((e) => e.kind === 'wasm') ? wasmEngine({ ...wasm!, cacheName: options.cacheName, fetch: options.fetch }) : undefined,
+    // The Prompt API's check is a call on `LanguageModel`; its session code loads on first use.
+    'prompt-api': lm && { check: () => promptApiAvailability(lm), load: async (model, o) => (await later()).promptApiEngine(lm).load(model, o) },
+    webgpu: (globalThis.navigator as { gpu?: unknown })?.gpu ? webgpu : undefined,
   };
 
   // Untrusted tool output is handed to the model inside a block only this adapter knows the marker of.
-  const marker = newId('data').slice(5, 17);
+  const marker = crypto.getRandomValues(new Uint32Array(2)).join('');
   const listeners = new Set<() => void>();
   let checked: Promise<void> | undefined;
   let checking = true;
@@ -58,7 +59,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   let preparing: Promise<void> | undefined;
   let running = false;
 
-  const notify = () => {
+  const set = (p: typeof phase, value = 0) => {
+    phase = p;
+    progress = Math.min(1, Math.max(0, value));
     for (const l of [...listeners]) {
       try {
         l();
@@ -69,9 +72,6 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   };
 
   const runnable = () => entries.filter((e) => e.check && e.check.state !== 'unavailable');
-
-  const engineFor = (entry: Entry): LocalEngine | undefined =>
-    ({ custom, wasm, 'prompt-api': promptApi, webgpu: (globalThis.navigator as { gpu?: unknown })?.gpu ? options.webgpu : undefined })[entry.kind];
 
   // The remembered choice; storage may be blocked, and then the choice lasts for this page only.
   const remember = (id?: string) => {
@@ -84,112 +84,80 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   async function check(entry: Entry): Promise<EngineCheck> {
     try {
-      const engine = engineFor(entry);
-      if (!engine) {
-        return { state: 'unavailable', reason: entry.kind === 'webgpu' && options.webgpu ? 'No WebGPU in this browser.' : 'No WebGPU engine was given (options.webgpu).' };
-      }
-      return await engine.check(entry.model);
+      const e = engines[entry.kind];
+      return e ? await e.check(entry.model) : { state: 'unavailable', reason: webgpu ? 'No WebGPU in this browser.' : 'No WebGPU engine was given (options.webgpu).' };
     } catch (e) {
-      return { state: 'unavailable', reason: messageOf(e) };
+      return { state: 'unavailable', reason: words(e) };
     }
   }
 
-  function ensureChecked(): Promise<void> {
-    checked ??= (async () => {
+  const ensureChecked = (): Promise<void> =>
+    (checked ??= (async () => {
       await Promise.all(entries.map(async (e) => (e.check = await check(e))));
       const ok = runnable();
       const remembered = remember();
       // Else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
       selected ??= ok.find((e) => e.model.id === remembered) ?? ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
       checking = false;
-      notify();
-    })();
-    return checked;
-  }
+      set(phase, progress);
+    })());
 
   function status(): AdapterStatus {
     void ensureChecked();
     if (checking) return { state: 'loading' };
     if (!selected) {
-      const reasons = entries.map((e) => (e.check?.state === 'unavailable' ? e.check.reason : '')).filter(Boolean);
-      return { state: 'unavailable', reason: reasons[0] ?? 'No model is set up for this device.' };
+      const reason = entries.map((e) => (e.check?.state === 'unavailable' ? e.check.reason : '')).find(Boolean);
+      return { state: 'unavailable', reason: reason ?? 'No model is set up for this device.' };
     }
     if (phase === 'error') return { state: 'error', error };
     if (phase === 'downloading' || phase === 'loading') return { state: phase, progress };
-    if (session) return { state: 'ready' };
     const c = selected.check!;
-    if (c.state === 'needs-download') {
-      const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote();
-      return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes } : {}), ...(note ? { note } : {}) };
-    }
-    if (c.state === 'downloading') return { state: 'downloading', progress: c.progress };
-    if (c.state === 'unavailable') return { state: 'unavailable', reason: c.reason };
-    // On this device: it can run; the first run (or prepare) loads it from disk.
-    return { state: 'ready' };
+    // On this device (or loaded): it can run; the first run (or prepare) loads it from disk.
+    if (session || c.state === 'cached') return { state: 'ready' };
+    if (c.state !== 'needs-download') return { ...c };
+    const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote();
+    return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes } : {}), ...(note ? { note } : {}) };
   }
 
-  const set = (p: typeof phase, value = 0) => {
-    phase = p;
-    progress = Math.min(1, Math.max(0, value));
-    notify();
-  };
-
-  async function load(entry: Entry, signal: AbortSignal): Promise<LocalSession> {
-    const engine = engineFor(entry);
-    if (!engine) throw new Error('This model cannot run here.');
-    const onDisk = entry.check?.state === 'cached';
-    const c = entry.check;
-    // A download that continues starts its progress at the bytes already on this device.
-    set(onDisk ? 'loading' : 'downloading', c?.state === 'needs-download' && c.kept && c.bytes ? c.kept / c.bytes : 0);
-    const s = await engine.load(entry.model, {
-      signal,
-      progress(p) {
-        // A model already on the device downloads nothing: whatever the engine says, it is a load.
-        if (!signal.aborted) set(p.phase === 'download' && !onDisk ? 'downloading' : 'loading', p.progress);
-      },
-    });
-    entry.check = { state: 'cached' };
-    return s;
-  }
-
-  function prepare(signal?: AbortSignal): Promise<void> {
+  function prepare(signal = new AbortController().signal): Promise<void> {
     if (session) return Promise.resolve();
-    if (preparing) return preparing;
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal?.reason ?? new DOMException('The download was cancelled.', 'AbortError'));
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const entry = () => selected;
-    preparing = (async () => {
+    return (preparing ??= (async () => {
       await ensureChecked();
-      const target = entry();
-      if (!target) throw new Error(status().state === 'unavailable' ? (status() as { reason: string }).reason : 'No model to prepare.');
-      if (target.check?.state === 'unavailable') throw new Error(target.check.reason);
+      const target = selected;
+      const s = status();
+      if (!target || s.state === 'unavailable') throw new Error(s.state === 'unavailable' ? s.reason : '');
+      const c = target.check!;
+      const onDisk = c.state === 'cached';
       try {
-        if (ac.signal.aborted) throw ac.signal.reason;
-        const s = await load(target, ac.signal);
-        if (ac.signal.aborted || selected !== target) {
-          void s.dispose();
-          throw ac.signal.reason ?? new DOMException('Another model was selected.', 'AbortError');
+        signal.throwIfAborted();
+        // A download that continues starts its progress at the bytes already on this device.
+        set(onDisk ? 'loading' : 'downloading', c.state === 'needs-download' && c.kept && c.bytes ? c.kept / c.bytes : 0);
+        const loaded = await engines[target.kind]!.load(target.model, {
+          signal,
+          progress(p) {
+            // A model already on the device downloads nothing: whatever the engine says, it is a load.
+            if (!signal.aborted) set(p.phase === 'download' && !onDisk ? 'downloading' : 'loading', p.progress);
+          },
+        });
+        target.check = { state: 'cached' };
+        if (signal.aborted) {
+          void loaded.dispose();
+          signal.throwIfAborted();
         }
-        session = s;
+        session = loaded;
         set('ready', 1);
       } catch (e) {
-        if (ac.signal.aborted) {
+        if (signal.aborted) {
           // Back to what is true on disk: a cancelled download stored nothing.
           target.check = await check(target);
           set('idle');
         } else {
-          error = messageOf(e);
+          error = words(e);
           set('error');
         }
         throw e;
       }
-    })().finally(() => {
-      preparing = undefined;
-      signal?.removeEventListener('abort', onAbort);
-    });
-    return preparing;
+    })().finally(() => (preparing = undefined)));
   }
 
   async function selectModel(id: string): Promise<void> {
@@ -199,13 +167,17 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     const next = runnable().find((e) => e.model.id === id);
     if (!next) throw new Error(`No model "${id}" can run here.`);
     if (next === selected) return;
-    const old = session;
-    session = undefined;
     selected = next;
     remember(id);
     error = '';
+    await unload();
+  }
+
+  async function unload(): Promise<void> {
+    const old = session;
+    session = undefined;
     set('idle');
-    if (old) await old.dispose();
+    await old?.dispose();
   }
 
   function models(): readonly ModelChoice[] {
@@ -220,32 +192,23 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   async function* run(req: AgentRunRequest): AsyncGenerator<AgentStreamPart> {
     await ensureChecked();
-    if (running) {
-      yield { type: 'error', error: 'A reply is already being written.', code: 'bad_request' };
-      return;
-    }
+    if (running) return yield { type: 'error', error: 'A reply is already being written.', code: 'bad_request' };
     running = true;
     try {
       if (!session) {
         const s = status();
-        if (s.state === 'needs-download' || s.state === 'unavailable' || s.state === 'error') {
-          const why = s.state === 'needs-download' ? 'The model is not on this device yet: download it first.' : s.state === 'error' ? s.error : s.reason;
-          yield { type: 'error', error: why };
-          return;
-        }
+        if (s.state === 'needs-download') return yield { type: 'error', error: 'The model is not on this device yet: download it first.' };
+        if (s.state === 'unavailable' || s.state === 'error') return yield { type: 'error', error: s.state === 'error' ? s.error : s.reason };
         try {
           // On disk already (or being prepared): a load, no download.
           await prepare(req.signal);
         } catch (e) {
-          if (req.signal.aborted) yield { type: 'finish', reason: 'aborted' };
-          else yield { type: 'error', error: messageOf(e) };
-          return;
+          return yield req.signal.aborted ? { type: 'finish', reason: 'aborted' } : { type: 'error', error: words(e) };
         }
       }
-      // The run loop (prompt format, grammar, parser) is loaded with the first run, like the engines;
-      // an engine with its own tool loop (Chrome's native tools) runs the whole turn itself.
+      // An engine with its own tool loop (Chrome's native tools) runs the whole turn itself.
       const s = session!;
-      yield* s.run ? s.run(req, options, marker) : (await import('./later.js')).steps(req, s, options, marker);
+      yield* s.run ? s.run(req, options, marker) : (await later()).steps(req, s, options, marker);
     } finally {
       running = false;
     }
@@ -263,11 +226,6 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     models,
     selectModel,
     run,
-    async unload() {
-      const old = session;
-      session = undefined;
-      set('idle');
-      if (old) await old.dispose();
-    },
+    unload,
   };
 }

@@ -5,9 +5,8 @@
  * answers a malformed one with the parser's words, which the model reads in its next step.
  */
 import type { AgentRunRequest, AgentStreamPart } from '../../chat/types.js';
-import { AdapterError } from '../shared/errors.js';
+import { AdapterError, errorText } from '../shared/errors.js';
 import { toolLoop } from '../shared/loop.js';
-import { messageOf } from './ids.js';
 import { toolCallGrammar } from './grammar.js';
 import { parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { LocalAdapterOptions, LocalSession } from './types.js';
@@ -55,7 +54,7 @@ export async function* steps(req: AgentRunRequest, s: LocalSession, options: Loc
       output = await generation;
     } catch (e) {
       // An engine's failure is the request's as far as the widget can tell (the Prompt API's carry their code).
-      throw signal.aborted ? e : new AdapterError(e instanceof AdapterError ? e.code : 'bad_request', `The model stopped: ${messageOf(e)}`);
+      throw signal.aborted ? e : new AdapterError(e instanceof AdapterError ? e.code : 'bad_request', `The model stopped: ${errorText(e)}`);
     }
     const { text, reasoning, calls } = parseOutput(output);
     if (reasoning) yield { type: 'reasoning', text: reasoning };
