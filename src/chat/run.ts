@@ -191,12 +191,17 @@ async function drive(
   try {
     const stream = host.adapter.run(request);
     iterator = stream[Symbol.asyncIterator]();
+    let step: IteratorResult<AgentStreamPart> | undefined;
     while (live() && !signal.aborted) {
-      const step = await iterator.next();
+      step = await iterator.next();
       if (step.done) break;
       if (!live() || signal.aborted) break;
       if (isStreamPart(step.value)) dispatch({ type: 'part', part: step.value });
     }
+    // Done reading (its `finish` or `error` came, Stop, or the session moved on): close the iterator,
+    // as a for-await loop would, so the adapter's own clean-up runs now (the local adapter's "a reply
+    // is being written" lock ends there, not never). A failure there is the adapter's own business.
+    if (!step?.done) await iterator.return?.();
     // An adapter that stops yielding without `finish` or `error` has still ended its run.
     if (live() && !signal.aborted) dispatch({ type: 'part', part: { type: 'finish', reason: 'stop' } });
   } catch (error) {
