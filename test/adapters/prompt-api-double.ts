@@ -21,6 +21,11 @@
 //     interface LanguageModelToolSuccess { callId; name; FrozenArray<LanguageModelToolResultContent> result; };
 //     interface LanguageModelToolError { callId; name; errorMessage; };
 //   Chromium spells the id `callID`; the classes below take either.
+// Refusals (index.bs, "initialize the language model" and "validating and canonicalizing a prompt"):
+//     create() whose options' availability is "unavailable" rejects with a "NotSupportedError"
+//     DOMException, and so does a prompt with content the model was not set up for; an assistant
+//     message whose content is not text is a "NotSupportedError" too. The errors table: a
+//     NotSupportedError is input "not provided properly in the call to create()".
 // Web IDL's dictionary conversion reads each member the dictionary declares, by name, and nothing
 // else: `convert` does the same, so an option a design does not declare is never seen, as in a
 // browser that does not know it.
@@ -117,6 +122,15 @@ export class LanguageModelDouble implements LanguageModelLike {
   prompts: PromptContext[] = [];
   destroyed = 0;
   failCreate?: DOMException;
+  /**
+   * A browser that reads the tools (so the probe finds its design) and still refuses them with a
+   * NotSupportedError: when a session is created with tools, or at that session's first prompt.
+   */
+  refuseTools?: 'create' | 'prompt';
+  /** The spec draft's prompt rule: an assistant message holds only text (else NotSupportedError). */
+  assistantTextOnly = false;
+  /** How many times the browser refused (each a NotSupportedError). */
+  refusals = 0;
   /** False: a build whose prompt options lack `responseConstraint` (it is then never read). */
   knowsResponseConstraint = true;
   reply: (c: PromptContext) => Reply | Promise<Reply> = () => 'Hello from the built-in model.';
@@ -159,6 +173,8 @@ export class LanguageModelDouble implements LanguageModelLike {
     const signal = o.signal as AbortSignal | undefined;
     signal?.throwIfAborted();
     if (this.failCreate) throw this.failCreate;
+    if (this.refuseTools === 'create' && (o.tools as unknown[] | undefined)?.length) this.refuse('The model cannot use the given tools.');
+    if (this.assistantTextOnly) this.checkAssistant(o.initialPrompts);
     if (this.availabilityValue === 'unavailable') throw new DOMException('The model is not available.', 'NotSupportedError');
     if (this.availabilityValue !== 'available') {
       const monitor = new EventTarget();
@@ -170,6 +186,18 @@ export class LanguageModelDouble implements LanguageModelLike {
       this.availabilityValue = 'available';
     }
     return this.session(o);
+  }
+
+  private refuse(message: string): never {
+    this.refusals += 1;
+    throw new DOMException(message, 'NotSupportedError');
+  }
+
+  private checkAssistant(messages: unknown): void {
+    if (!Array.isArray(messages)) return;
+    for (const m of messages as Array<{ role: string; content: unknown }>) {
+      if (m.role === 'assistant' && Array.isArray(m.content) && m.content.some((c: { type: string }) => c.type !== 'text')) this.refuse("An assistant message's content must be text.");
+    }
   }
 
   /** Moves the download on: fires a progress event, and finishes it at 1. */
@@ -184,7 +212,12 @@ export class LanguageModelDouble implements LanguageModelLike {
   }
 
   private session(create: Record<string, unknown>) {
+    let prompted = false;
     const context = (input: unknown, raw: unknown): PromptContext => {
+      const first = !prompted;
+      prompted = true;
+      if (first && this.refuseTools === 'prompt' && (create.tools as unknown[] | undefined)?.length) this.refuse('The model cannot use tools in this session.');
+      if (this.assistantTextOnly) this.checkAssistant(input);
       const options = convert(raw, this.knowsResponseConstraint ? PROMPT : PROMPT.filter((m) => m !== 'responseConstraint'));
       const c = { input, options, create, tools: (create.tools as DoubleTool[] | undefined) ?? [], signal: options.signal as AbortSignal | undefined };
       this.prompts.push(c);

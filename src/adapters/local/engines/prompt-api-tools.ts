@@ -3,15 +3,19 @@
  * (see `NativeTools` in ./prompt-api.ts). Every call the model makes is reported as a `tool-call`
  * part and runs through `req.callTool` (the registry, approvals included) one at a time; its result
  * goes back to the model as the tool's response. Loaded only where the browser has native tools.
+ *
+ * A browser may still refuse its tools when a session is made or prompted (a `NotSupportedError`:
+ * the spec's answer to options or content types the model cannot take), even after the probe saw
+ * them read. The run then goes on in the prompt format (`Fallback`), with the conversation so far.
  */
-import type { AgentRunRequest, AgentStreamPart, ToolDescriptor, ToolOutput } from '../../../chat/types.js';
+import type { AgentMessage, AgentPart, AgentRunRequest, AgentStreamPart, AgentToolPart, ToolDescriptor, ToolOutput } from '../../../chat/types.js';
 import { toTurns, type Turn } from '../../shared/history.js';
-import { DEFAULT_MAX_STEPS, NOT_EXECUTED, outputText, toolLoop, uid, usedIds } from '../../shared/loop.js';
+import { DEFAULT_MAX_STEPS, NOT_EXECUTED, outputText, toolLoop, uid, usedIds, type Step } from '../../shared/loop.js';
 import type { AdapterError } from '../../shared/errors.js';
 import { toolText } from '../../shared/untrusted.js';
-import { toTurns as textTurns } from '../tool-format.js';
-import type { LanguageModelContentLike, LanguageModelLike, LocalAdapterOptions } from '../types.js';
-import { newSession, promptError, textOf, TOOL_LANGUAGES } from './prompt-api-session.js';
+import { parseOutput, toolsPrompt, toTurns as textTurns } from '../tool-format.js';
+import type { LanguageModelContentLike, LanguageModelLike, LocalAdapterOptions, LocalSession } from '../types.js';
+import { promptError, textOf, TOOL_LANGUAGES } from './prompt-api-session.js';
 
 type Ctor = new (init: Record<string, unknown>) => object;
 const api = globalThis as unknown as Record<'LanguageModelToolCall' | 'LanguageModelToolSuccess' | 'LanguageModelToolError', Ctor>;
@@ -20,6 +24,43 @@ const ids = (id: string) => ({ callID: id, callId: id });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const declare = (t: ToolDescriptor) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
 const live = (req: AgentRunRequest, o: LocalAdapterOptions) => (o.toolChoice === 'none' ? [] : req.tools);
+
+/**
+ * Where a run goes when the browser refuses its native tools: `generate` is the engine's
+ * prompt-format step (constrained by `responseConstraint`), `refused` is told once with the
+ * browser's error so later runs skip the native loop.
+ */
+export interface Fallback {
+  generate: LocalSession['generate'];
+  refused(e: unknown): void;
+}
+
+/** A refusal of native tools, as opposed to Stop or any other failure. */
+const refusal = (e: unknown, signal: AbortSignal) => !signal.aborted && (e as DOMException)?.name === 'NotSupportedError';
+
+/**
+ * One model step in the prompt format, for the rest of a run whose native tools were refused: the
+ * conversation so far (native calls and answers included) as plain turns, the tools in the system
+ * turn, the reply parsed into text and calls. A call that cannot be read is answered with words.
+ */
+function promptFormatStep(f: Fallback, o: LocalAdapterOptions, marker: string): Step {
+  return async function* ({ messages, tools, instructions, signal }) {
+    const shown = o.toolChoice === 'none' ? [] : tools;
+    const reply = await f.generate({
+      turns: textTurns(messages, [instructions, toolsPrompt(shown)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: o.maxToolOutputChars }),
+      tools: shown,
+      toolChoice: shown.length ? 'auto' : 'none',
+      maxTokens: o.maxTokens ?? 512,
+      temperature: o.temperature ?? 0.2,
+      signal,
+      onText() {},
+    });
+    const { text, reasoning, calls } = parseOutput(reply);
+    if (reasoning) yield { type: 'reasoning', text: reasoning };
+    if (text) yield { type: 'text-delta', delta: text };
+    for (const c of calls) yield { type: 'tool-call', id: '', name: c.name ?? 'invalid_tool_call', input: c.ok ? c.input : { raw: c.raw.slice(0, 2000) }, ...(c.ok ? {} : { invalid: c.error }) };
+  };
+}
 
 /** The conversation as Prompt API messages with native `tool-call` and `tool-response` pieces. */
 export function nativeMessages(turns: readonly Turn[], instructions?: string): Array<{ role: string; content: string | LanguageModelContentLike[] }> {
@@ -60,15 +101,20 @@ export function nativeMessages(turns: readonly Turn[], instructions?: string): A
  * page's tools are read fresh every step), whose reply may hold `tool-call` pieces; the shared
  * tool loop runs them and the next step sends their `tool-response`s.
  */
-export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string): AsyncIterable<AgentStreamPart> {
-  return toolLoop(req, async function* ({ messages, tools, instructions, signal }) {
+export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string, f: Fallback): AsyncIterable<AgentStreamPart> {
+  const fallback = promptFormatStep(f, o, marker);
+  let refused = false;
+  const native: Step = async function* (input) {
+    const { messages, tools, instructions, signal } = input;
     const declared = o.toolChoice === 'none' ? [] : tools;
     const prompts = nativeMessages(toTurns(messages, tools, marker, o), instructions);
     const last = prompts[prompts.length - 1]?.role === 'user' ? prompts.pop()! : { role: 'user', content: '' };
-    const s = await newSession(lm, { ...TOOL_LANGUAGES, signal, initialPrompts: prompts, tools: declared.map(declare) });
+    let shown = false;
+    let s;
     try {
+      s = await lm.create({ ...TOOL_LANGUAGES, signal, initialPrompts: prompts, tools: declared.map(declare) });
       if (!declared.length && s.promptStreaming) {
-        for await (const delta of s.promptStreaming([last], { signal }) as AsyncIterable<string>) if (delta) yield { type: 'text-delta', delta: String(delta) };
+        for await (const delta of s.promptStreaming([last], { signal }) as AsyncIterable<string>) if (delta) yield ((shown = true), { type: 'text-delta', delta: String(delta) });
         return;
       }
       const reply = await s.prompt([last], { signal });
@@ -87,11 +133,16 @@ export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: Loc
         };
       }
     } catch (e) {
-      throw promptError(e, signal);
+      // Refused before this step showed anything: this step and the rest of the run take the prompt format.
+      if (shown || !refusal(e, signal)) throw promptError(e, signal);
+      refused = true;
+      f.refused(e);
+      yield* fallback(input);
     } finally {
-      s.destroy();
+      s?.destroy();
     }
-  }, req.agent?.maxSteps);
+  };
+  return toolLoop(req, (input) => (refused ? fallback : native)(input), req.agent?.maxSteps);
 }
 
 /**
@@ -99,10 +150,23 @@ export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: Loc
  * call is reported and run through `req.callTool` (one at a time: one page, one cursor), and what
  * `execute` returns is the tool's response. Calls past `maxSteps` are refused with words.
  */
-export async function* executeLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string): AsyncGenerator<AgentStreamPart> {
+export async function* executeLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string, f: Fallback): AsyncGenerator<AgentStreamPart> {
   const { signal } = req;
   const messageId = uid('msg');
-  yield { type: 'message-start', messageId };
+  // What the chat was shown, as the message it holds: the conversation a refused run goes on from.
+  const parts: AgentPart[] = [];
+  const record = (p: AgentStreamPart) => {
+    const last = parts[parts.length - 1];
+    if (p.type === 'text-delta') {
+      if (last?.type === 'text') last.text += p.delta;
+      else parts.push({ type: 'text', text: p.delta });
+    }
+    else if (p.type === 'tool-call') parts.push({ type: 'tool', id: p.id, name: p.name, input: p.input, state: 'running' });
+    else if (p.type === 'tool-result' || p.type === 'tool-error') {
+      const t = parts.find((x): x is AgentToolPart => x.type === 'tool' && x.id === p.id);
+      if (t) Object.assign(t, p.type === 'tool-result' ? { state: 'done', output: p.output } : { state: p.error.startsWith('Error [cancelled]') ? 'cancelled' : 'error', error: p.error });
+    }
+  };
   const queue: AgentStreamPart[] = [];
   let wake: (() => void) | undefined;
   const push = (p: AgentStreamPart) => {
@@ -159,7 +223,8 @@ export async function* executeLoop(lm: LanguageModelLike, req: AgentRunRequest, 
   let failure: unknown;
   let done = false;
   void (async () => {
-    const s = await newSession(lm, {
+    // The browser's own error, unconverted: a refusal is told apart from other failures by its name.
+    const s = await lm.create({
       ...TOOL_LANGUAGES,
       signal,
       initialPrompts: turns,
@@ -178,15 +243,28 @@ export async function* executeLoop(lm: LanguageModelLike, req: AgentRunRequest, 
       done = true;
       wake?.();
     });
+  // The message starts with its first part, so a run refused before anything has no empty message.
+  let started = false;
   for (;;) {
     while (queue.length) {
       const p = queue.shift()!;
-      if (p.type !== 'text-delta' || p.delta) yield p;
+      if (p.type === 'text-delta' && !p.delta) continue;
+      if (!started) yield ((started = true), { type: 'message-start', messageId });
+      record(p);
+      yield p;
     }
     if (done) break;
     await new Promise<void>((r) => (wake = r));
     wake = undefined;
   }
+  if (failure && refusal(failure, signal) && !parts.some((p) => p.type === 'text')) {
+    // Refused before the model wrote any text: the run goes on in the prompt format, after any calls it made.
+    f.refused(failure);
+    if (started) yield { type: 'step-finish', step: 1 };
+    const rest = Object.create(req, { messages: { value: started ? [...req.messages, { id: messageId, role: 'assistant', parts } satisfies AgentMessage] : req.messages } });
+    return yield* toolLoop(rest as AgentRunRequest, promptFormatStep(f, o, marker), limit - (started ? 1 : 0));
+  }
+  if (!started) yield { type: 'message-start', messageId };
   yield { type: 'step-finish', step: 1 };
   if (signal.aborted) return yield { type: 'finish', reason: 'aborted' };
   if (failure) {

@@ -9,6 +9,7 @@ import type { AgentRunRequest, ToolDescriptor } from '../../../chat/types.js';
 import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
 import { LANGUAGES, promptApiAvailability } from '../detect.js';
 import { newSession, probeTools, promptError, textOf } from './prompt-api-session.js';
+import type { Fallback } from './prompt-api-tools.js';
 import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalAdapterOptions, LocalEngine, LocalSession } from '../types.js';
 
 /** The reply as JSON: either text or one call of a live tool with arguments following its schema. */
@@ -75,7 +76,8 @@ export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
         throw new Error(`Chrome's built-in model could not start (${(e as Error)?.message || e}).`);
       }
       const probe = await probeTools(lm);
-      const native = probe.availability !== 'unavailable' ? probe.design : undefined;
+      // Which native tool design runs; none once the browser has refused it (for this and later runs).
+      let native = probe.availability !== 'unavailable' ? probe.design : undefined;
       const session: LocalSession = {
         async generate(req: GenerateRequest): Promise<string> {
           const turns = req.turns;
@@ -111,11 +113,19 @@ export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
         dispose: () => base.destroy(),
       };
       if (native) {
+        const fallback: Fallback = {
+          generate: (r) => session.generate(r),
+          refused(e) {
+            if (!native) return;
+            native = undefined;
+            console.warn(`Chrome's built-in model refused its native tools (${(e as Error)?.name}: ${(e as Error)?.message}); tool calls use the <tool_call> prompt format from now on.`);
+          },
+        };
         session.run = async function* (req: AgentRunRequest, options: LocalAdapterOptions, marker: string) {
           // The browser's loop cannot be made to call a tool: a forced first call takes the prompt format.
-          if (options.toolChoice === 'required') return yield* (await import('../steps.js')).steps(req, session, options, marker);
+          if (!native || options.toolChoice === 'required') return yield* (await import('../steps.js')).steps(req, session, options, marker);
           const loops = await import('./prompt-api-tools.js');
-          yield* (native === 'execute' ? loops.executeLoop : loops.declaredLoop)(lm, req, options, marker);
+          yield* (native === 'execute' ? loops.executeLoop : loops.declaredLoop)(lm, req, options, marker, fallback);
         };
       }
       return session;
