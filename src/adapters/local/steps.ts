@@ -6,16 +6,16 @@
  */
 import type { AgentRunRequest, AgentStreamPart } from '../../chat/types.js';
 import { AdapterError, errorText } from '../shared/errors.js';
-import { toolLoop } from '../shared/loop.js';
+import { toolLoop, type Step } from '../shared/loop.js';
 import { toolCallGrammar } from './grammar.js';
 import { parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { LocalAdapterOptions, LocalSession } from './types.js';
 
-export async function* steps(req: AgentRunRequest, s: LocalSession, options: LocalAdapterOptions, marker: string): AsyncGenerator<AgentStreamPart> {
+/** One model step in the prompt format; also the rest of a Prompt API run whose native tools were refused. */
+export function formatStep(s: Pick<LocalSession, 'generate'>, options: LocalAdapterOptions, marker: string): Step {
   const first = options.toolChoice ?? 'auto';
   let n = 0;
-  let id: string | undefined;
-  const loop = toolLoop(req, async function* ({ messages, tools, instructions, signal }) {
+  return async function* ({ messages, tools, instructions, signal }) {
     // A forced (or forbidden) call applies to the run's first step; later steps may answer in text.
     const choice = n++ && first != 'none' ? 'auto' : first;
     const visible = new VisibleText();
@@ -66,7 +66,12 @@ export async function* steps(req: AgentRunRequest, s: LocalSession, options: Loc
         ? { type: 'tool-call', id: '', name: c.name, input: c.input }
         : { type: 'tool-call', id: '', name: c.name ?? 'invalid_tool_call', input: { raw: c.raw.slice(0, 2000) }, invalid: c.error };
     }
-  }, req.agent?.maxSteps);
+  };
+}
+
+export async function* steps(req: AgentRunRequest, s: LocalSession, options: LocalAdapterOptions, marker: string): AsyncGenerator<AgentStreamPart> {
+  let id: string | undefined;
+  const loop = toolLoop(req, formatStep(s, options, marker), req.agent?.maxSteps);
   // A run is one assistant message, however many steps it takes: the loop's later message starts are left out.
   for await (const p of loop) {
     if (p.type == 'message-start' && (id ??= p.messageId) != p.messageId) continue;

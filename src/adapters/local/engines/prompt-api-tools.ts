@@ -13,7 +13,8 @@ import { toTurns, type Turn } from '../../shared/history.js';
 import { DEFAULT_MAX_STEPS, NOT_EXECUTED, outputText, toolLoop, uid, usedIds, type Step } from '../../shared/loop.js';
 import type { AdapterError } from '../../shared/errors.js';
 import { toolText } from '../../shared/untrusted.js';
-import { parseOutput, toolsPrompt, toTurns as textTurns } from '../tool-format.js';
+import { toTurns as textTurns } from '../tool-format.js';
+import { formatStep } from '../steps.js';
 import type { LanguageModelContentLike, LanguageModelLike, LocalAdapterOptions, LocalSession } from '../types.js';
 import { promptError, textOf, TOOL_LANGUAGES } from './prompt-api-session.js';
 
@@ -37,30 +38,6 @@ export interface Fallback {
 
 /** A refusal of native tools, as opposed to Stop or any other failure. */
 const refusal = (e: unknown, signal: AbortSignal) => !signal.aborted && (e as DOMException)?.name === 'NotSupportedError';
-
-/**
- * One model step in the prompt format, for the rest of a run whose native tools were refused: the
- * conversation so far (native calls and answers included) as plain turns, the tools in the system
- * turn, the reply parsed into text and calls. A call that cannot be read is answered with words.
- */
-function promptFormatStep(f: Fallback, o: LocalAdapterOptions, marker: string): Step {
-  return async function* ({ messages, tools, instructions, signal }) {
-    const shown = o.toolChoice === 'none' ? [] : tools;
-    const reply = await f.generate({
-      turns: textTurns(messages, [instructions, toolsPrompt(shown)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: o.maxToolOutputChars }),
-      tools: shown,
-      toolChoice: shown.length ? 'auto' : 'none',
-      maxTokens: o.maxTokens ?? 512,
-      temperature: o.temperature ?? 0.2,
-      signal,
-      onText() {},
-    });
-    const { text, reasoning, calls } = parseOutput(reply);
-    if (reasoning) yield { type: 'reasoning', text: reasoning };
-    if (text) yield { type: 'text-delta', delta: text };
-    for (const c of calls) yield { type: 'tool-call', id: '', name: c.name ?? 'invalid_tool_call', input: c.ok ? c.input : { raw: c.raw.slice(0, 2000) }, ...(c.ok ? {} : { invalid: c.error }) };
-  };
-}
 
 /** The conversation as Prompt API messages with native `tool-call` and `tool-response` pieces. */
 export function nativeMessages(turns: readonly Turn[], instructions?: string): Array<{ role: string; content: string | LanguageModelContentLike[] }> {
@@ -102,7 +79,7 @@ export function nativeMessages(turns: readonly Turn[], instructions?: string): A
  * tool loop runs them and the next step sends their `tool-response`s.
  */
 export function declaredLoop(lm: LanguageModelLike, req: AgentRunRequest, o: LocalAdapterOptions, marker: string, f: Fallback): AsyncIterable<AgentStreamPart> {
-  const fallback = promptFormatStep(f, o, marker);
+  const fallback = formatStep(f, o, marker);
   let refused = false;
   const native: Step = async function* (input) {
     const { messages, tools, instructions, signal } = input;
@@ -262,7 +239,7 @@ export async function* executeLoop(lm: LanguageModelLike, req: AgentRunRequest, 
     f.refused(failure);
     if (started) yield { type: 'step-finish', step: 1 };
     const rest = Object.create(req, { messages: { value: started ? [...req.messages, { id: messageId, role: 'assistant', parts } satisfies AgentMessage] : req.messages } });
-    return yield* toolLoop(rest as AgentRunRequest, promptFormatStep(f, o, marker), limit - (started ? 1 : 0));
+    return yield* toolLoop(rest as AgentRunRequest, formatStep(f, o, marker), limit - (started ? 1 : 0));
   }
   if (!started) yield { type: 'message-start', messageId };
   yield { type: 'step-finish', step: 1 };
