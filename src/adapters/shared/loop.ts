@@ -62,9 +62,8 @@ const quote = (name: string) => JSON.stringify(name.slice(0, 100));
 
 /** Parses a call's streamed arguments: empty means no arguments; not JSON makes the call invalid. */
 export function parseArguments(name: string, args: string): { input: unknown; invalid?: string } {
-  if (!args.trim()) return { input: {} };
   try {
-    return { input: JSON.parse(args) };
+    return { input: JSON.parse(args.trim() || '{}') };
   } catch {
     return { input: args.slice(0, 2000), invalid: `Error: the arguments for ${quote(name)} were not valid JSON.` };
   }
