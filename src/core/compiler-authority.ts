@@ -265,7 +265,8 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       if (typeof token === 'string') {
         const owner = idByToken.get(token);
         const hit = owner === undefined ? undefined : byId.get(owner);
-        if (hit !== undefined && sameAsManifest(contract, hit.entry.contract)) return hit.admitted;
+        // The manifest's own (frozen) object, as code registers it, needs no comparison at all.
+        if (hit !== undefined && (contract === hit.entry.contract || sameAsManifest(contract, hit.entry.contract))) return hit.admitted;
       }
       const normalized = tryNormalizeContract(contract);
       if (!normalized.ok) return invalid(contract, normalized.problems);

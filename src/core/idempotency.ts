@@ -29,8 +29,9 @@ export class IdempotencyEntry<R = unknown> {
   keep = false;
   /** Set once the call has finished. */
   result: AgentInvocationResult | undefined = undefined;
-  /** Callers that joined while it ran. */
-  waiters: ((result: AgentInvocationResult) => void)[] | undefined = undefined;
+  /** What callers that joined while it ran wait on, made by the first of them. */
+  joined: Promise<AgentInvocationResult> | undefined = undefined;
+  #resolve: ((result: AgentInvocationResult) => void) | undefined = undefined;
   /** What a replay reports in its audit event (the resolved registration). */
   registration: R | undefined = undefined;
 
@@ -45,16 +46,13 @@ export class IdempotencyEntry<R = unknown> {
   /** The result once the call has finished, joining it while it runs. */
   join(): Promise<AgentInvocationResult> {
     if (this.result !== undefined) return Promise.resolve(this.result);
-    return new Promise((resolve) => (this.waiters ??= []).push(resolve));
+    return (this.joined ??= new Promise((resolve) => (this.#resolve = resolve)));
   }
 
   /** Records the result and hands it to every caller that joined. */
   settle(result: AgentInvocationResult): void {
     this.result = result;
-    const waiters = this.waiters;
-    if (waiters === undefined) return;
-    this.waiters = undefined;
-    for (let i = 0; i < waiters.length; i++) waiters[i](result);
+    this.#resolve?.(result);
   }
 }
 

@@ -12,11 +12,10 @@ import { ABORT_MESSAGES, inputMismatch, outputMismatch, outputNotJson, readInput
 import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
 import type { ConfirmationBinding } from './confirmations.js';
 import { endSentence, isSignal, withInstance } from './util.js';
-import { RunningCalls, type AbortCode, type RunningCall } from './running.js';
+import { RunningCalls, acquireSlot, leaveQueue, releaseSlot, type AbortCode, type QueueWaiter, type RunningCall } from './running.js';
 import { issueError } from './dev.js';
 import { DEFAULT_RETRY, errorPayload } from './errors.js';
 import { IdempotencyEntry, IdempotencyStore, sameInput } from './idempotency.js';
-import { acquireSlot, leaveQueue, releaseSlot, type QueueWaiter } from './queue.js';
 import type { Registration, RegistryCore } from './registry-core.js';
 import { discoverable } from './snapshot.js';
 import type {
@@ -414,15 +413,11 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
  * The counter a version string stands for, or -1 when it is not one of this registry's versions
  * (another page load, another registry, garbage).
  */
+const COUNTER = /^\d{1,15}$/;
+
 function parseVersion(prefix: string, version: string): number {
-  if (version.length <= prefix.length || version.length > prefix.length + 15 || !version.startsWith(prefix)) return -1;
-  let n = 0;
-  for (let i = prefix.length; i < version.length; i++) {
-    const c = version.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    n = n * 10 + c;
-  }
-  return n;
+  const digits = version.startsWith(prefix) ? version.slice(prefix.length) : '';
+  return COUNTER.test(digits) ? +digits : -1;
 }
 
 function notFound(core: RegistryCore, inv: Invocation): AgentInvocationResult {

@@ -10,7 +10,7 @@ import { issueError } from './dev.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import type { IdempotencyEntry, IdempotencyStore } from './idempotency.js';
 import { ConfirmationStore } from './confirmations.js';
-import type { QueueWaiter, SerialSlot } from './queue.js';
+import type { QueueWaiter, SerialSlot } from './running.js';
 import { buildSnapshot, compareRegistrations } from './snapshot.js';
 import { scopeKey } from './scope.js';
 import { boundLiveText, instanceIdProblem } from './live-text.js';
@@ -84,14 +84,6 @@ export interface ContractInfo {
 }
 
 const contractInfos = new WeakMap<object, ContractInfo>();
-
-/**
- * Admissions of an authority's own contract objects (`authority.contract(id).contract`, frozen),
- * remembered per token: neither the object nor the authority's answer for it can change, so a
- * manifest entry registered a thousand times (or again after a re-render) is admitted once. Any
- * other object, such as a contract built from markup, goes through `admit` every time.
- */
-const admissions = new WeakMap<AgentSurfaceAuthority, WeakMap<object, { token: unknown; admission: AdmittedContract }>>();
 
 function contractInfo({ contract, token, validateInput, validateOutput }: AdmittedContract): ContractInfo {
   const known = contractInfos.get(contract);
@@ -412,7 +404,7 @@ export class RegistryCore {
     }
     let admission: Admission | undefined;
     try {
-      admission = this.#admit(authority, contract, token);
+      admission = authority!.admit(contract, token);
     } catch (error) {
       this.#refuse(
         { code: 'INVALID_CONTRACT', message: `${where}: the authority threw: ${String((error as Error)?.message ?? error)}` },
@@ -477,23 +469,6 @@ export class RegistryCore {
     slot.only = slot.instances.size === 1 ? registration : undefined;
     this.ordered.splice(this.#indexOf(registration), 0, registration);
     return new Handle(this, registration);
-  }
-
-  #admit(authority: AgentSurfaceAuthority, contract: CapabilityContract, token: string | null | undefined): Admission {
-    let remembered = admissions.get(authority);
-    const known = remembered?.get(contract);
-    if (known !== undefined && known.token === token) return known.admission;
-    const admission = authority.admit(contract, token);
-    if (
-      admission?.ok === true &&
-      Object.isFrozen(contract) &&
-      typeof contract.id === 'string' &&
-      authority.contract(contract.id)?.contract === contract
-    ) {
-      if (remembered === undefined) admissions.set(authority, (remembered = new WeakMap()));
-      remembered.set(contract, { token, admission });
-    }
-    return admission;
   }
 
   /** Where `registration` is, or belongs, in `ordered` (binary search). */

@@ -5,17 +5,11 @@
  */
 import { issueError } from './dev.js';
 import { errorPayload } from './errors.js';
+import { randomId as randomWords } from './util.js';
 import type { AgentErrorPayload, AgentInvocationResult, AgentToolCall } from './types.js';
 
-let idCounter = 0;
-
-/** A unique id; `crypto.randomUUID` is missing from insecure contexts, hence the fallback. */
-export function randomId(): string {
-  return (
-    globalThis.crypto?.randomUUID?.() ??
-    `inv-${Date.now().toString(36)}-${(++idCounter).toString(36)}-${Math.random().toString(36).slice(2, 10)}`
-  );
-}
+/** A fresh, unguessable id (`crypto.getRandomValues`, which insecure contexts have too). */
+export const randomId = (): string => randomWords(4);
 
 /** The invocation id of a provider call: its `toolCallId` when it has one, else a fresh id. */
 export function callInvocationId(call: AgentToolCall | undefined): string {

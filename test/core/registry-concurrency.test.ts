@@ -1,6 +1,6 @@
 import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { acquireSlot, drainQueue, releaseSlot, type SerialSlot } from '../../src/core/queue.js';
+import { acquireSlot, drainQueue, releaseSlot, type SerialSlot } from '../../src/core/running.js';
 import { createTestSurface } from '../../src/testing/index.js';
 import { deferred, errorCode, errorOf, quietConsole, tick } from './registry-helpers.js';
 
