@@ -19,7 +19,6 @@ import type {
   AdmittedContract,
   AgentSurfaceAuthority,
   AgentSurfacePolicy,
-  CapabilityContract,
   CapabilityDescriptor,
   CapabilityHandler,
   CapabilityPlane,
