@@ -7,7 +7,7 @@ import { checkJson } from './canonical-json.js';
 import { snapshotJson } from './json-snapshot.js';
 import { AgentSurfaceError, DEFAULT_RETRY, errorPayload } from './errors.js';
 import { isRecord } from './util.js';
-import type { AgentErrorPayload, JsonObject, ValidationIssue, ValidationOutcome } from './types.js';
+import type { AgentErrorPayload, JsonObject, JsonValue, ValidationIssue, ValidationOutcome, ValueValidator } from './types.js';
 
 /** Nesting allowed in an input or output; schemas are at most 8 deep, so real values are far shallower. */
 const MAX_DEPTH = 64;
@@ -94,6 +94,42 @@ export function outputMismatch(capabilityId: string, problem: unknown): OutputRe
         ? problem
         : Object.assign(new TypeError(`The output of "${capabilityId}" does not match its outputSchema`), { issues: problem }),
   };
+}
+
+/** The refusal of a validator's verdict on an output, or `undefined` when it passed. */
+function outputVerdict(capabilityId: string, outcome: ValidationOutcome): OutputRefusal | undefined {
+  return outcome?.valid === true ? undefined : outputMismatch(capabilityId, (outcome as { issues?: unknown } | null)?.issues);
+}
+
+/**
+ * Why an output cannot be returned (not JSON within `maxBytes`, refused by the output validator, or
+ * the validator threw), else `undefined`. A promise only while an asynchronous validator decides.
+ */
+export function checkOutput(
+  capabilityId: string,
+  value: unknown,
+  maxBytes: number,
+  validate: ValueValidator | undefined,
+): OutputRefusal | undefined | PromiseLike<OutputRefusal | undefined> {
+  const refused = outputNotJson(capabilityId, value, maxBytes);
+  if (refused !== undefined || validate === undefined) return refused;
+  let outcome: ValidationOutcome | PromiseLike<ValidationOutcome>;
+  try {
+    outcome = validate(value as JsonValue);
+  } catch (error) {
+    return outputMismatch(capabilityId, error);
+  }
+  return isThenable(outcome)
+    ? outcome.then(
+        (o) => outputVerdict(capabilityId, o),
+        (error: unknown) => outputMismatch(capabilityId, error),
+      )
+    : outputVerdict(capabilityId, outcome);
+}
+
+/** Whether `value` is a promise (or any thenable) rather than a value. */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<T>).then === 'function';
 }
 
 const RETRIES: ReadonlySet<string> = new Set(Object.values(DEFAULT_RETRY));

@@ -4,7 +4,7 @@
  * checks, result shaping). Loaded with the rest of the execution side by toolset-exec.ts (an
  * `import()` of tool-execution.ts). Admission and the tool objects are in gateway.ts.
  */
-import { ABORT_MESSAGES, inputMismatch, outputMismatch, outputNotJson, readInput, thrownPayload } from './call-checks.js';
+import { ABORT_MESSAGES, checkOutput, inputMismatch, readInput, thrownPayload } from './call-checks.js';
 import { errorPayload } from './errors.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
 import type {
@@ -68,17 +68,8 @@ export async function callGatewayTool(
     }
     if (outcome === 'CANCELLED') return fail(errorPayload(outcome, `"${c.id}" ${ABORT_MESSAGES.CANCELLED}.`));
     const output = outcome.output === undefined ? null : outcome.output;
-    const refused = outputNotJson(c.id, output, spec.maxOutputBytes);
+    const refused = await checkOutput(c.id, output, spec.maxOutputBytes, spec.validateOutput);
     if (refused) return fail(refused.error);
-    if (spec.validateOutput) {
-      let verdict;
-      try {
-        verdict = await spec.validateOutput(output as JsonValue);
-      } catch (error) {
-        return fail(outputMismatch(c.id, error).error);
-      }
-      if (verdict?.valid !== true) return fail(outputMismatch(c.id, verdict).error);
-    }
     return { ok: true, output: output as JsonValue, invocationId, surfaceVersion };
   } catch (error) {
     // A deliberate AgentSurfaceError reaches the agent; anything else stays private.

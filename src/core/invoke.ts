@@ -8,7 +8,7 @@
  * extra ticks. Per-call work avoids closures, serialization and timers on the common path.
  */
 import { canonicalJson } from './canonical-json.js';
-import { ABORT_MESSAGES, inputMismatch, outputMismatch, outputNotJson, readInput, thrownPayload, type OutputRefusal } from './call-checks.js';
+import { ABORT_MESSAGES, checkOutput, inputMismatch, isThenable, readInput, thrownPayload, type OutputRefusal } from './call-checks.js';
 import { checkConfirmation, consumeConfirmation, requestConfirmation, type ConfirmationRecord } from './confirmation-records.js';
 import type { ConfirmationBinding } from './confirmations.js';
 import { endSentence, isSignal, withInstance } from './util.js';
@@ -704,42 +704,23 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
 }
 
 /** The result of a finished handler call: errors, output checks. */
-function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResult | Promise<AgentInvocationResult> {
+function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResult | PromiseLike<AgentInvocationResult> {
   const code = inv.abortCode;
   if (code !== undefined) {
     const details: JsonObject | undefined = code === 'TIMEOUT' ? { timeoutMs: inv.reg!.info.contract.timeoutMs } : undefined;
     return failure(core, inv, code, `"${inv.capabilityId}" ${ABORT_MESSAGES[code]}.`, details);
   }
   if (inv.thrown) return handlerFailure(core, inv, inv.error);
-  const value = inv.value === undefined ? null : inv.value;
-  const notJson = outputNotJson(inv.capabilityId, value, core.limits.maxOutputBytes);
-  if (notJson !== undefined) return outputRefused(core, inv, notJson);
-  const validate = inv.reg!.info.validateOutput;
-  if (validate !== undefined) {
-    let outcome: ValidationOutcome | Promise<ValidationOutcome>;
-    try {
-      outcome = validate(value as JsonValue);
-    } catch (error) {
-      return outputRefused(core, inv, outputMismatch(inv.capabilityId, error));
-    }
-    if (isThenable(outcome)) {
-      return outcome.then(
-        (o) => outputVerdict(core, inv, o, value as JsonValue),
-        (error: unknown) => outputRefused(core, inv, outputMismatch(inv.capabilityId, error)),
-      );
-    }
-    return outputVerdict(core, inv, outcome, value as JsonValue);
-  }
-  return success(core, inv, value as JsonValue);
+  const value = (inv.value === undefined ? null : inv.value) as JsonValue;
+  const refused = checkOutput(inv.capabilityId, value, core.limits.maxOutputBytes, inv.reg!.info.validateOutput);
+  if (refused === undefined) return success(core, inv, value);
+  return isThenable(refused)
+    ? refused.then((r) => (r === undefined ? success(core, inv, value) : outputRefused(core, inv, r)))
+    : outputRefused(core, inv, refused);
 }
 
 function success(core: RegistryCore, inv: Invocation, output: JsonValue): AgentInvocationResult {
   return { ok: true, output, invocationId: inv.invocationId, surfaceVersion: core.surfaceVersion };
-}
-
-function outputVerdict(core: RegistryCore, inv: Invocation, outcome: ValidationOutcome, value: JsonValue): AgentInvocationResult {
-  if (outcome?.valid === true) return success(core, inv, value);
-  return outputRefused(core, inv, outputMismatch(inv.capabilityId, (outcome as { issues?: unknown })?.issues));
 }
 
 function outputRefused(core: RegistryCore, inv: Invocation, refused: OutputRefusal): AgentInvocationResult {
@@ -751,8 +732,4 @@ function outputRefused(core: RegistryCore, inv: Invocation, refused: OutputRefus
 function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
   inv.setCause(error);
   return refusal(core, inv, thrownPayload(inv.capabilityId, error, core.limits.maxOutputBytes));
-}
-
-function isThenable<T>(value: T | Promise<T> | PromiseLike<T>): value is PromiseLike<T> {
-  return value !== null && typeof value === 'object' && typeof (value as PromiseLike<T>).then === 'function';
 }
