@@ -272,14 +272,12 @@ export function createAgentToolset(
   let checkScheduled = false;
   /** What subscribers were last told about (or saw when they subscribed). */
   let notified: readonly CapabilityDescriptor[] | undefined;
-  /** A snapshot taken by a relevance check, handed to the next `tools()` if still current. */
-  let fresh: SurfaceSnapshot | undefined;
 
   const check = () => {
     checkScheduled = false;
     if (disposed || listeners.size === 0) return;
+    // The registry memoizes snapshots per version and consumer: the next `tools()` gets this one again.
     const snapshot = takeSnapshot();
-    fresh = snapshot;
     if (notified && sameCatalog(notified, snapshot.capabilities)) return;
     notified = snapshot.capabilities;
     for (const listener of [...listeners]) {
@@ -303,9 +301,7 @@ export function createAgentToolset(
       throw new TypeError('toolset.subscribe: the listener must be a function');
     if (disposed) return () => {};
     if (listeners.size === 0) {
-      const snapshot = takeSnapshot();
-      fresh = snapshot;
-      notified = snapshot.capabilities;
+      notified = takeSnapshot().capabilities;
       offSurface = registry.on('surface-changed', onSurfaceChanged);
     }
     listeners.add(listener);
@@ -319,12 +315,6 @@ export function createAgentToolset(
     };
   };
 
-  const currentSnapshot = (): SurfaceSnapshot => {
-    const f = fresh;
-    fresh = undefined;
-    return f && f.surfaceVersion === registry.surfaceVersion ? f : takeSnapshot();
-  };
-
   const dispose = () => {
     if (disposed) return;
     disposed = true;
@@ -335,7 +325,6 @@ export function createAgentToolset(
     calls.pendingByCall.clear();
     calls.invocationByConfirmation.clear();
     catalog = undefined;
-    fresh = undefined;
   };
 
   // ---- meta mode -----------------------------------------------------------------------------
@@ -408,7 +397,7 @@ export function createAgentToolset(
   const tools = (): readonly AgentTool[] => {
     if (disposed) return [];
     if (catalog && catalog.version === registry.surfaceVersion) return catalog.tools;
-    catalog = rebuild(currentSnapshot());
+    catalog = rebuild(takeSnapshot());
     return catalog.tools;
   };
 
