@@ -342,16 +342,22 @@ export class RegistryCore {
   /** Whether the current register() call logs its own refusals (see `REPORTS_OWN_REFUSALS`). */
   #quietRefusals = false;
 
-  /** Logs the refusal once per `logKey`, tells `refused` listeners, and throws it. */
-  #refuse(error: DefinitionErrorPayload, capabilityId: string, instanceId: string | undefined, logKey: string): never {
-    if (!this.#quietRefusals) issueError(error.code, logKey, error.message);
-    this.emit('refused', { type: 'refused', capabilityId, ...withInstance(instanceId), error });
-    throw new AgentSurfaceDefinitionError(error.code, error.message, error.details);
+  /** Logs the refusal once per `tag` and id, tells `refused` listeners, and throws it. */
+  #refuse(
+    { code, message, details }: DefinitionErrorPayload,
+    capabilityId: string,
+    instanceId: string | undefined,
+    tag: string,
+  ): never {
+    if (!this.#quietRefusals) issueError(code, `${tag}:${capabilityId}`, message);
+    const error = new AgentSurfaceDefinitionError(code, message, details);
+    this.emit('refused', { type: 'refused', capabilityId, ...withInstance(instanceId), error: error.toPayload() });
+    throw error;
   }
 
-  /** Refuses with `INVALID_REGISTRATION`, logged once per `tag` and id. */
+  /** Refuses with `INVALID_REGISTRATION`. */
   #invalid(message: string, capabilityId: string, instanceId: string | undefined, tag: string): never {
-    return this.#refuse({ code: 'INVALID_REGISTRATION', message }, capabilityId, instanceId, `${tag}:${capabilityId}`);
+    return this.#refuse({ code: 'INVALID_REGISTRATION', message }, capabilityId, instanceId, tag);
   }
 
   register(options: RegisterOptions): RegistrationHandle {
@@ -379,7 +385,7 @@ export class RegistryCore {
         },
         declaredId,
         undefined,
-        `instance:${declaredId}`,
+        'instance',
       );
     }
     for (const [key, value] of [['handler', handler], ['read', read]] as const) {
@@ -398,7 +404,7 @@ export class RegistryCore {
         },
         declaredId,
         instanceId,
-        `no-authority:${declaredId}`,
+        'no-authority',
       );
     }
     let admission: Admission | undefined;
@@ -409,13 +415,13 @@ export class RegistryCore {
         { code: 'INVALID_CONTRACT', message: `${where}: the authority threw: ${String((error as Error)?.message ?? error)}` },
         declaredId,
         instanceId,
-        `admit-threw:${declaredId}`,
+        'admit-threw',
       );
     }
     if (admission?.ok !== true) {
       const error: DefinitionErrorPayload =
         admission?.ok === false && admission.error ? admission.error : { code: 'UNAUTHORIZED_CONTRACT', message: `${where}: the authority did not admit it.` };
-      this.#refuse(error, declaredId, instanceId, `${declaredId}\u0000${String(token)}\u0000${error.message}`);
+      this.#refuse(error, declaredId, instanceId, `${String(token)}\u0000${error.message}`);
     }
     const info = contractInfo(admission);
     const id = info.contract.id;
@@ -449,7 +455,7 @@ export class RegistryCore {
         },
         id,
         instanceId,
-        `duplicate:${id}\u0000${instanceId ?? ''}`,
+        `duplicate\u0000${instanceId ?? ''}`,
       );
     }
 
