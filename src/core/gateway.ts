@@ -15,7 +15,7 @@ import { AgentSurfaceDefinitionError } from './errors.js';
 import type { GatewayToolSpec } from './gateway-calls.js';
 import { describeCapability } from './toolset.js';
 import { randomId } from './toolset-common.js';
-import { callGatewayTool, prepareToolExecution } from './toolset-exec.js';
+import { execute, prepareToolExecution } from './toolset-exec.js';
 import type {
   AgentExposureGateway,
   AgentSurfaceAuthority,
@@ -93,7 +93,7 @@ export function createAgentExposureGateway(
       }),
       inputSchema: c.inputSchema,
       state: Object.freeze({ available: true }),
-      execute: (input: unknown, call?: AgentToolCall) => callGatewayTool(spec, input, call),
+      execute: (input: unknown, call?: AgentToolCall) => execute('callGatewayTool', () => spec.surfaceVersion, spec, input, call),
     });
     exposed.set(name, [tool, c.id]);
     return tool;

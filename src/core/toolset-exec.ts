@@ -7,9 +7,6 @@
  * network failed), the call fails with `EXECUTION_FAILED` (`details.reason: "load-failed"`, retry
  * `after-delay`), runs nothing, and the next call tries again.
  */
-import type { GatewayToolSpec } from './gateway-calls.js';
-import type { MetaHost, MetaToolName } from './meta-tools.js';
-import type { DirectTarget, ToolCallState } from './toolset-calls.js';
 import { callInvocationId, notLoaded } from './toolset-common.js';
 import { lazyModule } from './util.js';
 import type { AgentInvocationResult, AgentToolCall } from './types.js';
@@ -35,43 +32,18 @@ function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVer
 }
 
 /**
- * Runs `go` on the execution chunk: at once when it is loaded, else once it loads, or answers
- * `unavailable` (with the surface version read when the load failed) if it cannot.
+ * Runs `fn` of the execution chunk on `args` (the provider's call last): at once when the chunk is
+ * loaded, else once it loads, or answers `unavailable` (with the surface version read when the load
+ * failed) if it cannot.
  */
-function run(
-  go: (m: Execution) => Promise<AgentInvocationResult>,
-  call: AgentToolCall | undefined,
+export function execute<K extends keyof Execution>(
+  fn: K,
   surfaceVersion: () => string,
+  ...args: Parameters<Execution[K]>
 ): Promise<AgentInvocationResult> {
+  const go = (m: Execution) => (m[fn] as (...a: typeof args) => Promise<AgentInvocationResult>)(...args);
   const loaded = execution.module;
   return loaded
     ? go(loaded)
-    : execution.load().then(go, (error: unknown) => unavailable(error, call, surfaceVersion()));
-}
-
-export function callDirect(
-  state: ToolCallState,
-  target: DirectTarget,
-  name: string,
-  input: unknown,
-  call: AgentToolCall | undefined,
-): Promise<AgentInvocationResult> {
-  return run((m) => m.callDirect(state, target, name, input, call), call, () => state.registry.surfaceVersion);
-}
-
-export function callMetaTool(
-  host: MetaHost,
-  name: MetaToolName,
-  args: unknown,
-  call: AgentToolCall | undefined,
-): Promise<AgentInvocationResult> {
-  return run((m) => m.callMetaTool(host, name, args, call), call, () => host.registry.surfaceVersion);
-}
-
-export function callGatewayTool(
-  spec: GatewayToolSpec,
-  input: unknown,
-  call: AgentToolCall | undefined,
-): Promise<AgentInvocationResult> {
-  return run((m) => m.callGatewayTool(spec, input, call), call, () => spec.surfaceVersion);
+    : execution.load().then(go, (error: unknown) => unavailable(error, args[args.length - 1] as AgentToolCall | undefined, surfaceVersion()));
 }

@@ -24,7 +24,7 @@ import {
   type ScopeEntry,
 } from './meta-tools.js';
 import type { PendingConfirmation, ToolCallState } from './toolset-calls.js';
-import { callDirect, callMetaTool, prepareToolExecution } from './toolset-exec.js';
+import { execute, prepareToolExecution } from './toolset-exec.js';
 import type {
   AgentConsumer,
   AgentSurfaceRegistry,
@@ -336,7 +336,9 @@ export function createAgentToolset(
       inFloor: (capabilityId) => floorMatcher === undefined || floorMatcher(capabilityId),
       budget: opts.budget,
     };
-    const metaTools = createMetaTools((name, args, call) => callMetaTool(host, name, args, call));
+    const metaTools = createMetaTools((name, args, call) =>
+      execute('callMetaTool', () => registry.surfaceVersion, host, name, args, call),
+    );
     // The meta tools are not capabilities: nothing to reverse.
     const noNames: ReadonlyMap<string, string> = new Map();
     const noTargets: ReadonlyMap<string, WireTarget> = new Map();
@@ -437,5 +439,5 @@ function wire<T>(catalog: DirectCatalog, value: (d: CapabilityDescriptor) => T):
  * function names (esbuild's keepNames, as tsx runs it) would otherwise wrap each of a thousand tools.
  */
 function directExecute(calls: ToolCallState, entry: DirectEntry, name: string): AgentTool['execute'] {
-  return (input, call) => callDirect(calls, entry, name, input, call);
+  return (input, call) => execute('callDirect', () => calls.registry.surfaceVersion, calls, entry, name, input, call);
 }

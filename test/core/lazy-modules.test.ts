@@ -471,7 +471,7 @@ describe('the tools\' execution side, loaded with import() when the first toolse
     };
     const [descriptor] = registry.snapshot({ consumer: state.consumer }).capabilities.filter((d) => d.capabilityId === 'domain:notes.add');
     const target = { descriptor: descriptor!, version: registry.surfaceVersion };
-    assert.deepEqual(await toolsetExec.callDirect(state, target, 'add', { text: 'm' }, { toolCallId: 'mod-1' }), {
+    assert.deepEqual(await toolsetExec.execute('callDirect', () => registry.surfaceVersion, state, target, 'add', { text: 'm' }, { toolCallId: 'mod-1' }), {
       ok: true,
       output: { added: 'm' },
       invocationId: 'mod-1',
@@ -479,7 +479,7 @@ describe('the tools\' execution side, loaded with import() when the first toolse
     });
     const host = { ...state, floor: undefined, inFloor: () => true, budget: undefined };
     for (const args of [undefined, null, 42, 'x', [], { capabilityId: 7 }]) {
-      const result = await toolsetExec.callMetaTool(host, 'surface_act', args, undefined);
+      const result = await toolsetExec.execute('callMetaTool', () => registry.surfaceVersion, host, 'surface_act', args, undefined);
       assert.equal(!result.ok && result.error.code, 'INVALID_INPUT', JSON.stringify(args));
     }
     registry.dispose();
