@@ -51,7 +51,7 @@ const perf: { now(): number } = typeof performance !== 'undefined' ? performance
 const runningCalls = (core: RegistryCore): RunningCalls => (core.running ??= new RunningCalls(core.ordered)) as RunningCalls;
 
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
-export class Invocation {
+class Invocation {
   invocationId = '';
   consumer: AgentConsumer | undefined = undefined;
   capabilityId = '';
@@ -134,7 +134,7 @@ class HandlerContext implements InvocationContext {
  * A handler call that returned a pending promise: settles on its outcome, timeout, cancel or
  * unmount. It is its own abort listener (`handleEvent`), so watching a call costs no closure.
  */
-export class Execution implements RunningCall {
+class Execution implements RunningCall {
   readonly promise: Promise<void>;
   readonly deadline: number;
   readonly registration: Registration;
@@ -345,7 +345,8 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
 }
 
 function internalFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
-  issueError('INTERNAL', String((error as Error)?.stack ?? error), `invoke failed inside the registry: ${String((error as Error)?.stack ?? error)}`);
+  const trace = String((error as Error)?.stack ?? error);
+  issueError('INTERNAL', trace, `invoke failed inside the registry: ${trace}`);
   inv.setCause(error);
   return failure(core, inv, 'EXECUTION_FAILED', 'The call failed inside the page.', { reason: 'internal' });
 }

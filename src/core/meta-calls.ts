@@ -150,15 +150,14 @@ export interface DiscoveredCapability extends JsonObject {
   capabilityId: string;
 }
 
+/** What discovery shows of every capability, after its id and instance. */
+const DISCOVERED_FIELDS = ['kind', 'effect', 'confirmation', 'description', 'inputSchema'] as const;
+
 /** One capability as discovery shows it: stable fields, then live state only when it says something. */
 export function discoveryEntry(d: CapabilityDescriptor): DiscoveredCapability {
   const entry: DiscoveredCapability = { capabilityId: d.capabilityId };
   if (d.instanceId !== undefined) entry.instanceId = d.instanceId;
-  entry.kind = d.kind;
-  entry.effect = d.effect;
-  entry.confirmation = d.confirmation;
-  entry.description = d.description;
-  entry.inputSchema = d.inputSchema;
+  for (const key of DISCOVERED_FIELDS) entry[key] = d[key];
   if (d.untrustedOutput) entry.untrustedOutput = true;
   if (!d.state.available || d.state.note !== undefined) {
     const state: JsonObject = { available: d.state.available };
