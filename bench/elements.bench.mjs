@@ -7,16 +7,18 @@
 //   - 5 000 empty `<agent-view>` inserted at once (a markup flood): without a name, with one shared
 //     name and no instance (the path that numbers instances by document order), and with distinct instances.
 // Compiles the contracts (from the same markup declarations, through contractFromDeclaration), bundles a
-// production page with esbuild, serves it with @web/dev-server and drives /usr/bin/chromium with
-// puppeteer-core. Prints markdown tables. Exits 1 if any round registers other than all (or, on removal,
+// production page with esbuild (lazy modules split into files of their own), serves it with
+// @web/dev-server and drives /usr/bin/chromium with puppeteer-core. Prints markdown tables. Exits 1 if any round registers other than all (or, on removal,
 // leaves any), or fires other than exactly one agent-surface-changed; or if a median misses its target:
 // 50 ms for 1 000 capabilities or rows, 100 ms for 5 000 empty views, and the row table's time at
 // 2 000 (and 6 000) at most 2.2× (6.6×) its time at 1 000.
 // Environment: ELEMENTS_BENCH_ROUNDS (20), ELEMENTS_BENCH_WARMUP (5), ELEMENTS_BENCH_ONLY (a comma-
 // separated list of scenario keys: domain, view, rows1000, rows2000, rows6000, empty, named, instanced),
-// ELEMENTS_BENCH_PROFILE=<key>:<operation> (for example rows1000:insert): builds the page unminified,
-// records a Chromium CPU profile of that operation in the last round, writes it to .tmp/ and prints the
-// functions with the most self time. Cold start (issue 12 item 6) apart from the engine:
+// ELEMENTS_BENCH_PROFILE=<key>:<operation> (for example rows1000:insert; <key>:<operation>:cold for the
+// first, cold round): builds the page unminified, records a Chromium CPU profile of that operation in
+// the last round, writes it to .tmp/ and prints the functions with the most self time.
+// ELEMENTS_BENCH_PAGES (1): how many fresh pages, each in its own browser context (renderer, caches),
+// run the rounds; each gives one cold sample. Cold start (issue 12 item 6) apart from the engine:
 // ELEMENTS_BENCH_JS_FLAGS (V8 flags for the page, for example `--jitless`: no JIT, so no warm-up to
 // wait for) and ELEMENTS_BENCH_PRETOUCH=1 (before the first round, the fresh page registers and
 // releases ten row views and ten view capabilities, so every code path has run once: what cold still
@@ -38,8 +40,11 @@ const ROUNDS = Number(process.env.ELEMENTS_BENCH_ROUNDS ?? 20);
 const WARMUP = Number(process.env.ELEMENTS_BENCH_WARMUP ?? 5);
 const ONLY = process.env.ELEMENTS_BENCH_ONLY?.split(',').filter(Boolean);
 const PROFILE = process.env.ELEMENTS_BENCH_PROFILE;
+// `<key>:<operation>` profiles the last round, `<key>:<operation>:cold` the first (cold) one.
+const [profileKey, profileWhat, profileCold] = PROFILE?.split(':') ?? [];
 const JS_FLAGS = process.env.ELEMENTS_BENCH_JS_FLAGS;
 const PRETOUCH = process.env.ELEMENTS_BENCH_PRETOUCH === '1';
+const PAGES = Number(process.env.ELEMENTS_BENCH_PAGES ?? 1);
 const TARGET_MS = 50;
 const FLOOD = 5000;
 const FLOOD_TARGET_MS = 100;
@@ -240,12 +245,17 @@ await build({
     loader: 'ts',
   },
   bundle: true,
+  // Lazy modules stay separate files fetched by their real `import()`, as a page's bundler splits
+  // them (and as the CDN build does): the first registration on a fresh page meets the element chunk's
+  // fetch and compile as a user's page does.
+  splitting: true,
   format: 'esm',
   minify: !PROFILE,
   target: 'es2022',
   conditions: ['production'],
   define: { AGENT_SURFACE_PROD: 'true' },
-  outfile: join(out, 'page.js'),
+  outdir: out,
+  entryNames: 'page',
   logLevel: 'error',
 });
 writeFileSync(
@@ -268,11 +278,11 @@ const browser = await puppeteer.launch({
 });
 
 /**
- * CPU time of this browser's renderers' main threads so far, in ms (Linux /proc schedstat,
- * nanoseconds; 0 elsewhere). Unlike the wall-clock figures it barely moves when other jobs share the machine.
+ * CPU time of this browser's renderers' main threads so far, by process id (Linux /proc schedstat,
+ * nanoseconds; none elsewhere). Unlike the wall-clock figures it barely moves when other jobs share the machine.
  */
-function rendererCpuMs() {
-  let ns = 0;
+function rendererCpu() {
+  const ns = new Map();
   const root = browser.process()?.pid;
   /** Whether `pid` descends from this bench's browser (other sessions' Chromiums share the machine). */
   const ours = (pid) => {
@@ -288,13 +298,20 @@ function rendererCpuMs() {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer') || !ours(Number(pid))) continue;
       // The main thread's task has the process id; schedstat's first field is its time on a CPU.
-      ns += Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]);
+      ns.set(pid, Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]));
     } catch {
       // A process that ended meanwhile.
     }
   }
-  return ns / 1e6;
+  return ns;
 }
+
+/** The CPU ms this browser's renderers spent between two `rendererCpu()` readings (a renderer that ended meanwhile, a closed page's, does not count). */
+const cpuSince = (before, after = rendererCpu()) => {
+  let ns = 0;
+  for (const [pid, t] of after) ns += t - (before.get(pid) ?? 0);
+  return ns / 1e6;
+};
 
 /**
  * The scenarios. `ops` are the page calls of one round, in order; each names what it expects: `count`
@@ -323,68 +340,78 @@ const median = (xs) => percentile(xs, 50);
 const ms = (x) => x.toFixed(1);
 const problems = [];
 const results = new Map();
-/** The first insertion of each scenario in the fresh page (cold JIT). */
+/** The first insertion of each scenario in each fresh page (cold JIT), and each page's warmed CPU figures. */
 const cold = new Map();
+const firstOfPage = new Map();
+const perPage = new Map();
 let profile;
+// A fresh browser context (its own renderer, caches and compiled code) per page, so each page's first
+// round is a cold start: ELEMENTS_BENCH_PAGES pages give that many cold samples.
+let consoleErrors = 0;
 try {
-  const page = await browser.newPage();
-  page.on('pageerror', (e) => console.error('[page]', e.message));
-  // A flood of refused views logs console errors: count them instead of printing each.
-  let consoleErrors = 0;
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors += 1;
-  });
-  const cdp = await page.createCDPSession();
-  const startProfile = async () => {
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-    await cdp.send('Profiler.start');
-  };
-  const stopProfile = async () => {
-    profile = (await cdp.send('Profiler.stop')).profile;
-  };
-  await page.goto(`http://127.0.0.1:${port}/index.html`);
-  await page.waitForFunction(() => window.bench);
-  await page.evaluate(async (url) => {
-    window.markup = await (await fetch(url)).json();
-  }, '/markup.json');
-  if (PRETOUCH) {
-    for (const op of ['insert', 'remove']) {
-      await page.evaluate((op) => window.bench.prepare(op, window.markup.touch, true), op);
-      const x = await page.evaluate((op) => window.bench.run(op), op);
-      if (x.registered !== (op === 'insert' ? 20 : 0)) problems.push(`pre-touch ${op}: ${x.registered} registered`);
-    }
-  }
-  // Rounds alternate between the scenarios so all see the same machine (and the same JIT state).
-  for (let r = 0; r < WARMUP + ROUNDS; r++) {
-    for (const s of scenarios) {
-      const profileOp = PROFILE && r === WARMUP + ROUNDS - 1 && PROFILE.startsWith(`${s.key}:`) ? PROFILE.slice(s.key.length + 1) : '';
-      const round = {};
-      for (const op of s.ops) {
-        await page.evaluate((op, key, table) => window.bench.prepare(op, window.markup[key], table), op, s.key, !!s.table);
-        if (op === profileOp) await startProfile();
-        const cpu = rendererCpuMs();
-        round[op] = await page.evaluate((op) => window.bench.run(op), op);
-        round[op].cpuMs = rendererCpuMs() - cpu;
-        if (op === profileOp) await stopProfile();
-      }
-      // The first round of each scenario in this fresh page runs with a cold JIT (issue 12 item 6).
-      if (r === 0) cold.set(s.key, round.insert);
-      if (r < WARMUP) continue;
-      for (const op of s.ops) {
-        const x = round[op];
-        const want = op === 'remove' ? 0 : s.count;
-        const wantEvents = s.count ? 1 : 0;
-        const wrong = [];
-        if (x.registered !== want || x.visible !== want) wrong.push(`${x.registered} registered, ${x.visible} listed (want ${want})`);
-        if (x.events !== wantEvents) wrong.push(`${x.events} agent-surface-changed (want ${wantEvents})`);
-        if (x.stale) wrong.push(`${x.stale} replaced elements still registered`);
-        if (wrong.length) problems.push(`${s.key} ${op}, round ${r - WARMUP + 1}: ${wrong.join('; ')}`);
-        const list = results.get(`${s.key}:${op}`) ?? [];
-        list.push(x);
-        results.set(`${s.key}:${op}`, list);
+  for (let pageNo = 0; pageNo < PAGES; pageNo++) {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error('[page]', e.message));
+    // A flood of refused views logs console errors: count them instead of printing each.
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors += 1;
+    });
+    const cdp = await page.createCDPSession();
+    const startProfile = async () => {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+      await cdp.send('Profiler.start');
+    };
+    const stopProfile = async () => {
+      profile = (await cdp.send('Profiler.stop')).profile;
+    };
+    await page.goto(`http://127.0.0.1:${port}/index.html`);
+    await page.waitForFunction(() => window.bench);
+    await page.evaluate(async (url) => {
+      window.markup = await (await fetch(url)).json();
+    }, '/markup.json');
+    if (PRETOUCH) {
+      for (const op of ['insert', 'remove']) {
+        await page.evaluate((op) => window.bench.prepare(op, window.markup.touch, true), op);
+        const x = await page.evaluate((op) => window.bench.run(op), op);
+        if (x.registered !== (op === 'insert' ? 20 : 0)) problems.push(`pre-touch ${op}: ${x.registered} registered`);
       }
     }
+    // Rounds alternate between the scenarios so all see the same machine (and the same JIT state).
+    for (let r = 0; r < WARMUP + ROUNDS; r++) {
+      for (const s of scenarios) {
+        const profileOp = pageNo === 0 && profileKey === s.key && r === (profileCold === 'cold' ? 0 : WARMUP + ROUNDS - 1) ? profileWhat : '';
+        const round = {};
+        for (const op of s.ops) {
+          await page.evaluate((op, key, table) => window.bench.prepare(op, window.markup[key], table), op, s.key, !!s.table);
+          if (op === profileOp) await startProfile();
+          const cpu = rendererCpu();
+          round[op] = await page.evaluate((op) => window.bench.run(op), op);
+          round[op].cpuMs = cpuSince(cpu);
+          if (op === profileOp) await stopProfile();
+        }
+        // The first round of each scenario in this fresh page runs with a cold JIT (issue 12 item 6).
+        if (r === 0) cold.set(s.key, [...(cold.get(s.key) ?? []), round.insert]);
+        if (r === 0) firstOfPage.set(`${pageNo}:${s.key}`, round.insert);
+        if (r < WARMUP) continue;
+        for (const op of s.ops) {
+          const x = round[op];
+          const want = op === 'remove' ? 0 : s.count;
+          const wantEvents = s.count ? 1 : 0;
+          const wrong = [];
+          if (x.registered !== want || x.visible !== want) wrong.push(`${x.registered} registered, ${x.visible} listed (want ${want})`);
+          if (x.events !== wantEvents) wrong.push(`${x.events} agent-surface-changed (want ${wantEvents})`);
+          if (x.stale) wrong.push(`${x.stale} replaced elements still registered`);
+          if (wrong.length) problems.push(`${s.key} ${op}, round ${r - WARMUP + 1}: ${wrong.join('; ')}`);
+          const list = results.get(`${s.key}:${op}`) ?? [];
+          list.push(x);
+          results.set(`${s.key}:${op}`, list);
+          if (op === 'insert') perPage.set(`${pageNo}:${s.key}`, [...(perPage.get(`${pageNo}:${s.key}`) ?? []), x.cpuMs]);
+        }
+      }
+    }
+    await context.close();
   }
   if (consoleErrors) console.log(`(${consoleErrors} console errors on the page, from the views without a name)\n`);
 } finally {
@@ -393,7 +420,7 @@ try {
 }
 
 if (profile) {
-  const file = join(root, '.tmp', `elements-${PROFILE.replace(':', '-')}.cpuprofile`);
+  const file = join(root, '.tmp', `elements-${PROFILE.replaceAll(':', '-')}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   // Self time per function (samples × interval), the top 25.
   const self = new Map();
@@ -405,7 +432,7 @@ if (profile) {
     const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
     self.set(name, (self.get(name) ?? 0) + us);
   }
-  console.log(`CPU profile of ${PROFILE} (last round) in ${file}; self time:`);
+  console.log(`CPU profile of ${PROFILE} (${profileCold === 'cold' ? 'first' : 'last'} round) in ${file}; self time:`);
   for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(us / 1000).toFixed(1)} ms  ${name}`);
   console.log();
 }
@@ -432,14 +459,19 @@ for (const s of scenarios) {
 // Cold start: the first insertion in the fresh page beside the warmed median (the first scenario's
 // also pays for the markup reader's first use and every first compile; later ones share some of it).
 if (cold.size && WARMUP > 0) {
-  console.log('\n| scenario | first insertion in a fresh page (cold) ms | CPU ms | warmed median ms | CPU ms | cold ÷ warmed (CPU) |');
-  console.log('|---|---|---|---|---|---|');
+  // With several pages: medians over the pages, and each page's cold CPU ÷ its own warmed median.
+  console.log(`\n| scenario | first insertion in a fresh page (cold) ms | CPU ms | warmed median ms | CPU ms | cold ÷ warmed (CPU) |${PAGES > 1 ? ` each of the ${PAGES} pages |` : ''}`);
+  console.log(`|---|---|---|---|---|---|${PAGES > 1 ? '---|' : ''}`);
   for (const s of scenarios) {
     const c = cold.get(s.key);
     const list = results.get(`${s.key}:insert`);
     if (!c || !list) continue;
     const warmCpu = median(list.map((x) => x.cpuMs));
-    console.log(`| ${s.label} | ${ms(c.ms)} | ${ms(c.cpuMs)} | ${ms(median(list.map((x) => x.ms)))} | ${ms(warmCpu)} | ${(c.cpuMs / warmCpu).toFixed(2)} |`);
+    const ratios = Array.from({ length: PAGES }, (_, p) => firstOfPage.get(`${p}:${s.key}`).cpuMs / median(perPage.get(`${p}:${s.key}`)));
+    console.log(
+      `| ${s.label} | ${ms(median(c.map((x) => x.ms)))} | ${ms(median(c.map((x) => x.cpuMs)))} | ${ms(median(list.map((x) => x.ms)))} | ${ms(warmCpu)} | ${median(ratios).toFixed(2)} |` +
+        (PAGES > 1 ? ` ${ratios.map((x) => x.toFixed(2)).join(', ')} |` : ''),
+    );
   }
 }
 

@@ -3,7 +3,7 @@ import { ReactiveElement } from '@lit/reactive-element';
 import type { CapabilityContract, CapabilityHandler, CapabilityKind, ObservationReader } from '../core/types.js';
 import type { CapabilityRecord } from './capability-registration.js';
 import { ensureContextRoot, registryContext, viewContext } from './context.js';
-import { elementChunk, elementChunkLoaded } from './declared.js';
+import { elementChunk, elementChunkLoaded, prefetchElementChunk } from './declared.js';
 import { connectedCapabilities } from './settling.js';
 import { DEV_MODE } from '../core/dev.js';
 import { checkInsideSurface } from './dev-checks.js';
@@ -108,6 +108,13 @@ export class AgentCapabilityElement extends ReactiveElement {
     view: new ContextConsumer(this, { context: viewContext, subscribe: true }),
   };
 
+  constructor() {
+    super();
+    // The first capability on a page starts fetching the registration chunk, so that its first
+    // update with a registry usually finds it here instead of waiting for the fetch and compile.
+    prefetchElementChunk();
+  }
+
   /** The current registration's id, or `undefined` while not registered. */
   get registrationId(): string | undefined {
     return this.#s.current?.handle.registrationId;
@@ -137,7 +144,7 @@ export class AgentCapabilityElement extends ReactiveElement {
 
   /**
    * Settles once this element has registered, been refused or found nothing to register with: it also
-   * waits for its lazy chunk (loaded on first need), the end of parsing (schema scripts may follow),
+   * waits for its lazy chunk (fetched from the first capability's creation on), the end of parsing (schema scripts may follow),
    * and the registration batch at the end of the microtask (queued before this continuation runs).
    */
   protected override async getUpdateComplete(): Promise<boolean> {
@@ -159,11 +166,12 @@ export class AgentCapabilityElement extends ReactiveElement {
     const chunk = elementChunk.module;
     if (chunk) chunk.updateCapability(this.#s);
     // Nothing registered yet (that needs the chunk), so nothing to release. With a registry to
-    // register with, the chunk is fetched (the first capabilities on a page) and the element updates once it is here.
+    // register with, the element waits for the chunk (fetched again if it failed before), then
+    // does what this update would have done; an update that came meanwhile does it instead.
     else if (this.isConnected && this.#s.registry.value)
       this.#s.wait ??= elementChunkLoaded().then((loaded) => {
         this.#s.wait = undefined;
-        if (loaded) this.requestUpdate();
+        if (loaded && !this.isUpdatePending) elementChunk.module!.updateCapability(this.#s);
       });
   }
 }

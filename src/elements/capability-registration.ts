@@ -5,9 +5,10 @@
  * same microtask; it settles claims on one (capability, instance), reports refusals, releases on
  * disconnect, and runs `.handler` / `.read` or fires `agent-invoke` when called. The element keeps
  * its properties and its place in the page (agent-capability.ts) and hands this module one record of
- * its registration state. It comes with the element's lazy chunk (declared.ts), so a page that only
- * registers from script never downloads it, and every capability's first registration on a page
- * waits for one chunk fetch, which `updateComplete` and `<agent-surface>.ready` cover.
+ * its registration state. It comes with the element's lazy chunk (declared.ts), whose fetch the first
+ * `<agent-capability>` created begins, so a page that only registers from script never downloads it;
+ * a registration that comes before the chunk waits for it, which `updateComplete` and
+ * `<agent-surface>.ready` cover.
  */
 import type { ContextConsumer } from '@lit/context';
 import type { ReactiveElement } from '@lit/reactive-element';
