@@ -61,6 +61,11 @@ export function toTurns(messages: readonly AgentMessage[], system: string, o: Tu
       if (answers.length) turns.push({ role: 'user', content: answers.join('\n') });
     }
   }
+  // llama.cpp reads a control token's spelling inside any message as the token (`<|im_end|>` ends
+  // the turn), so a tool's output could close its turn and open a system turn. An invisible joiner
+  // after the `<` of ChatML/Llama 3/Phi/DeepSeek bars, Gemma's turn tags and `<s>`/`</s>` breaks
+  // the spelling; the words stay for the model to read.
+  for (const t of turns) t.content = t.content.replace(/<(?=[|｜]|\/?s>|(?:start|end)_of_turn>)/g, '<\u200c');
   return turns;
 }
 
