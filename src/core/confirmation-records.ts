@@ -7,7 +7,7 @@
  */
 import type { ConfirmationBinding, ConfirmationLogic, ConfirmationStore, StoredConfirmation } from './confirmations.js';
 import { holdOpen } from './running.js';
-import { deepFreeze, randomId, withInstance } from './util.js';
+import { deepFreeze, randomId, remember, withInstance } from './util.js';
 import type { ConfirmationEvent, ConfirmationOutcome, ConfirmationStatus, JsonObject, PendingConfirmation } from './types.js';
 import { wireHash } from './wire-names.js';
 
@@ -246,12 +246,7 @@ function decide(store: ConfirmationStore, record: ConfirmationRecord, status: 'd
   store.live.delete(record.id);
   if (wasPending) store.pendingCount--;
   record.status = status;
-  const decided = store.decided;
-  decided.set(record.id, record);
-  if (decided.size > MAX_DECIDED) {
-    const oldest = decided.keys().next().value;
-    if (oldest !== undefined) decided.delete(oldest);
-  }
+  remember(store.decided, record.id, record, MAX_DECIDED);
   changed(store, record, status, wasPending);
   settleWaiters(record, outcomeOf(record));
 }

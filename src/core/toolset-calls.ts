@@ -7,6 +7,7 @@ import { canonicalJson } from './canonical-json.js';
 import { snapshotJson } from './json-snapshot.js';
 import { errorPayload } from './errors.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
+import { remember } from './util.js';
 import type {
   AgentConsumer,
   AgentInvocationResult,
@@ -45,12 +46,6 @@ export interface DirectTarget {
 }
 
 export type CallRequest = Omit<InvokeRequest, 'consumer' | 'invocationId' | 'signal'> & { invocationId?: string };
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_REMEMBERED_CONFIRMATIONS) map.delete(map.keys().next().value!);
-}
 
 /** An abort signal that fires when any of the given ones does, and a function to let go of it. */
 function linkSignals(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; release(): void } {
@@ -131,8 +126,8 @@ export async function runCall(
     if (state.twoPhase) {
       const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : now + 120_000;
       if (rememberAs !== undefined)
-        remember(state.pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt });
-      remember(state.invocationByConfirmation, requiredId, invocationId);
+        remember(state.pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt }, MAX_REMEMBERED_CONFIRMATIONS);
+      remember(state.invocationByConfirmation, requiredId, invocationId, MAX_REMEMBERED_CONFIRMATIONS);
       // The retry needs both ids; a model in meta mode can only echo what it sees.
       return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
     }

@@ -81,3 +81,10 @@ export function endSentence(text: string): string {
   const trimmed = text.trimEnd();
   return /[.!?…]["'’”)\]]*$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
+
+/** Sets `key` as the newest entry of `map`, dropping the oldest beyond `max` (a bounded memory). */
+export function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value!);
+}
