@@ -1,0 +1,74 @@
+// createLocalAdapter's model choice as a person drives it: models() with the seed's ModelChoice
+// fields, selectModel() refused while a download or a reply is in progress, and the status then
+// describing the newly selected model. A custom LocalEngine stands in for the engines (Node).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLocalAdapter } from '../../src/adapters/local/index.js';
+import type { LocalEngine, LocalModel } from '../../src/adapters/local/types.js';
+import type { AgentStreamPart } from '../../src/chat/types.js';
+
+const models: LocalModel[] = [
+  { id: 'small', label: 'Small', brief: 'Quick.', recommended: true },
+  { id: 'big', label: 'Big', brief: 'Better.', bytes: 2_000_000 },
+];
+
+function engine() {
+  let release: (() => void) | undefined;
+  let answer: (() => void) | undefined;
+  const e: LocalEngine = {
+    check: async (m) => (m.id === 'small' ? { state: 'cached' } : { state: 'needs-download', bytes: 2_000_000 }),
+    async load(_m, { signal, progress }) {
+      progress({ phase: 'download', progress: 0.5 });
+      await new Promise<void>((resolve, reject) => {
+        release = resolve;
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+      return { generate: async (req) => (await new Promise<void>((r) => (answer = r)), req.onText('Hi.'), 'Hi.'), dispose() {} };
+    },
+  };
+  return { e, release: () => release?.(), answer: () => answer?.() };
+}
+
+const until = async (f: () => boolean) => {
+  while (!f()) await new Promise((r) => setImmediate(r));
+};
+
+describe('local adapter: choosing a model', () => {
+  it('models() has the ModelChoice fields; selectModel is refused during a download and a reply; the status follows the choice', async () => {
+    const { e, release, answer } = engine();
+    const adapter = createLocalAdapter({ models, engine: e, id: `select-${Date.now()}` });
+    await adapter.selectModel('small'); // waits for the checks
+    assert.deepEqual(adapter.models(), [
+      { id: 'small', label: 'Small', brief: 'Quick.', cached: true, recommended: true, selected: true },
+      { id: 'big', label: 'Big', brief: 'Better.', bytes: 2_000_000, cached: false, recommended: false, selected: false },
+    ]);
+    assert.deepEqual(adapter.status(), { state: 'ready' });
+
+    // A load (from disk: the model is cached) in progress: switching is refused with words.
+    const prepared = adapter.prepare(new AbortController().signal);
+    await until(() => adapter.status().state === 'loading');
+    await assert.rejects(adapter.selectModel('big'), /downloading or loading: cancel it/);
+    release();
+    await prepared;
+
+    // A reply in progress: refused too; after it, allowed.
+    const parts: AgentStreamPart[] = [];
+    const run = (async () => {
+      for await (const p of adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) })) parts.push(p);
+    })();
+    await until(() => parts.some((p) => p.type === 'message-start'));
+    await assert.rejects(adapter.selectModel('big'), /A reply is being written/);
+    answer();
+    await run;
+    assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop' });
+
+    await adapter.selectModel('big');
+    assert.deepEqual(adapter.status(), { state: 'needs-download', bytes: 2_000_000, ...('note' in adapter.status() ? { note: (adapter.status() as { note: string }).note } : {}) });
+    assert.deepEqual(adapter.models().map((m) => [m.id, m.selected]), [['small', false], ['big', true]]);
+    await assert.rejects(adapter.selectModel('nothing'), /No model "nothing" can run here/);
+    // A run before the download is refused in words, and does not block the next one.
+    const refused: AgentStreamPart[] = [];
+    for await (const p of adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) })) refused.push(p);
+    assert.match((refused.at(-1) as { error: string }).error, /download it first/);
+  });
+});
