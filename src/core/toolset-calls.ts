@@ -47,27 +47,6 @@ export interface DirectTarget {
 
 export type CallRequest = Omit<InvokeRequest, 'consumer' | 'invocationId' | 'signal'> & { invocationId?: string };
 
-/** An abort signal that fires when any of the given ones does, and a function to let go of it. */
-function linkSignals(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; release(): void } {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (present.length === 1) return { signal: present[0]!, release() {} };
-  const controller = new AbortController();
-  const onAbort = (event: Event) => controller.abort((event.target as AbortSignal).reason);
-  for (const s of present) {
-    if (s.aborted) {
-      controller.abort(s.reason);
-      break;
-    }
-    s.addEventListener('abort', onAbort, { once: true });
-  }
-  return {
-    signal: controller.signal,
-    release() {
-      for (const s of present) s.removeEventListener('abort', onAbort);
-    },
-  };
-}
-
 /**
  * One call through the registry with the toolset's confirmation mode.
  * `wait`: a CONFIRMATION_REQUIRED is awaited and retried once with the same invocationId and the
@@ -109,35 +88,32 @@ export async function runCall(
     invocationId = state.invocationByConfirmation.get(confirmationId);
   invocationId ??= callInvocationId(call);
 
-  const linked = linkSignals([state.lifetime, call?.signal]);
-  try {
-    const base: InvokeRequest = { ...request, invocationId, consumer: state.consumer, signal: linked.signal };
-    if (confirmationId !== undefined) base.confirmationId = confirmationId;
-    else delete base.confirmationId;
-    const first = await registry.invoke(base);
-    if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED') {
-      if (pending && rememberAs !== undefined) state.pendingByCall.delete(rememberAs);
-      return first;
-    }
-    const details = first.error.details ?? {};
-    const requiredId = typeof details.confirmationId === 'string' ? details.confirmationId : undefined;
-    if (requiredId === undefined) return first;
-
-    if (state.twoPhase) {
-      const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : now + 120_000;
-      if (rememberAs !== undefined)
-        remember(state.pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt }, MAX_REMEMBERED_CONFIRMATIONS);
-      remember(state.invocationByConfirmation, requiredId, invocationId, MAX_REMEMBERED_CONFIRMATIONS);
-      // The retry needs both ids; a model in meta mode can only echo what it sees.
-      return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
-    }
-
-    const outcome = await registry.confirmations.waitFor(requiredId, { signal: linked.signal });
-    if (outcome.status === 'aborted' || linked.signal.aborted) return first;
-    return await registry.invoke({ ...base, confirmationId: requiredId });
-  } finally {
-    linked.release();
+  // Fires when the caller cancels or the toolset is disposed, whichever comes first.
+  const signal = call?.signal ? AbortSignal.any([state.lifetime, call.signal]) : state.lifetime;
+  const base: InvokeRequest = { ...request, invocationId, consumer: state.consumer, signal };
+  if (confirmationId !== undefined) base.confirmationId = confirmationId;
+  else delete base.confirmationId;
+  const first = await registry.invoke(base);
+  if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED') {
+    if (pending && rememberAs !== undefined) state.pendingByCall.delete(rememberAs);
+    return first;
   }
+  const details = first.error.details ?? {};
+  const requiredId = typeof details.confirmationId === 'string' ? details.confirmationId : undefined;
+  if (requiredId === undefined) return first;
+
+  if (state.twoPhase) {
+    const expiresAt = typeof details.expiresAt === 'number' ? details.expiresAt : now + 120_000;
+    if (rememberAs !== undefined)
+      remember(state.pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt }, MAX_REMEMBERED_CONFIRMATIONS);
+    remember(state.invocationByConfirmation, requiredId, invocationId, MAX_REMEMBERED_CONFIRMATIONS);
+    // The retry needs both ids; a model in meta mode can only echo what it sees.
+    return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
+  }
+
+  const outcome = await registry.confirmations.waitFor(requiredId, { signal });
+  if (outcome.status === 'aborted' || signal.aborted) return first;
+  return await registry.invoke({ ...base, confirmationId: requiredId });
 }
 
 /** A direct tool's call: its capability, instance and registration, at the version of its catalog. */
