@@ -22,6 +22,8 @@ const ADAPTER_KEY = 'agent-chat:adapter';
 
 /** The approval guard, a chunk shared with <agent-confirm>'s dialog; fetched when a card first needs it. */
 const guardModule = lazy(() => import('../elements/approval-guard.js'));
+/** Finding and measuring the page element a call acts on (the outline): fetched with the first call to show. */
+const highlightModule = lazy(() => import('./highlight.js'));
 const READY: AdapterStatus = { state: 'ready' };
 
 const STATE_LABEL: Record<ToolCallState, string> = {
@@ -542,74 +544,26 @@ export class AgentChatElement extends LitElement {
     if (/^(off|false|none)$/i.test(this.highlight ?? '')) return;
     const id = call.tool?.capabilityId;
     if (!id) return;
-    const root = this.closest('agent-surface') ?? this.ownerDocument;
-    const candidates = [...root.querySelectorAll('agent-capability')].filter(
-      (c) => (c as Element & { capabilityId?: string }).capabilityId === id,
+    highlightModule.load().then(
+      ({ locate }) => {
+        // The call may have ended while the chunk arrived: nothing to point at then.
+        if (!this.#active.has(call.invocationId) || !this.isConnected) return;
+        const found = locate(this, id, call.tool?.instanceId);
+        if (!found) return;
+        this.#highlightState = { target: found.target, title: call.tool?.title ?? call.name };
+        const reduced = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+        found.box.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: reduced ? 'auto' : 'smooth' });
+        this.#trackHighlight();
+      },
+      // Showing where the agent acts is a help, not a condition: the call runs without it.
+      () => {},
     );
-    const instance = call.tool?.instanceId;
-    const el =
-      candidates.find((c) => instance === undefined || c.closest('agent-view')?.getAttribute('instance') === instance) ?? candidates[0];
-    if (!el) return;
-    const target = el.closest('agent-view') ?? el;
-    // A capability with no element of its own (outside any view) would outline a whole region, the
-    // chat included: nothing to point at.
-    const box = this.#ownBox(target) ?? this.#boxOf(target);
-    if (!box || box.contains(this)) return;
-    this.#highlightState = { target, title: call.tool?.title ?? call.name };
-    const reduced = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
-    box.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: reduced ? 'auto' : 'smooth' });
-    this.#trackHighlight();
-  }
-
-  /** The element itself, or (a `display: contents` view) its first child with a box. */
-  #ownBox(target: Element): Element | undefined {
-    const has = (el: Element) => {
-      const r = el.getBoundingClientRect();
-      return r.width > 0 || r.height > 0;
-    };
-    if (has(target)) return target;
-    for (const child of target.children) if (has(child)) return child;
-    return undefined;
-  }
-
-  /** The nearest element with a box, up from `target`: views and capabilities are `display: contents`. */
-  #boxOf(target: Element): Element | undefined {
-    let el: Element | null = target;
-    while (el && el !== this.ownerDocument.body) {
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 || r.height > 0) return el;
-      el = el.parentElement;
-    }
-    return undefined;
-  }
-
-  #rectOf(target: Element): DOMRect | undefined {
-    const own = target.getBoundingClientRect();
-    if (own.width > 0 || own.height > 0) return own;
-    // A display: contents element: the union of its children's boxes.
-    let top = Infinity;
-    let left = Infinity;
-    let right = -Infinity;
-    let bottom = -Infinity;
-    for (const child of target.children) {
-      const r = child.getBoundingClientRect();
-      if (!r.width && !r.height) continue;
-      top = Math.min(top, r.top);
-      left = Math.min(left, r.left);
-      right = Math.max(right, r.right);
-      bottom = Math.max(bottom, r.bottom);
-    }
-    if (top === Infinity) {
-      const box = this.#boxOf(target);
-      return box?.getBoundingClientRect();
-    }
-    return new DOMRect(left, top, right - left, bottom - top);
   }
 
   #trackHighlight = (): void => {
     const state = this.#highlightState;
     if (!state || !this.isConnected) return;
-    state.rect = this.#rectOf(state.target);
+    state.rect = highlightModule.module?.rectOf(state.target);
     this.requestUpdate();
     requestAnimationFrame(() => {
       if (this.#highlightState === state) setTimeout(this.#trackHighlight, 100);

@@ -25,6 +25,17 @@ export interface MarkdownStream {
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
+/** Deeper nesting than this renders into the deepest element: a flood of `>` cannot build a DOM thousands of levels deep. */
+const MAX_NESTING = 32;
+/**
+ * The parser holds back text it cannot decide yet (an unclosed link's address, a raw URL) and
+ * reads all of it again for each new character: past this length it is stuck on text a model made
+ * up, and going on would cost quadratic time. The held-back text is then shown as text and parsing
+ * starts afresh after it. Input is fed in slices so the check runs often.
+ */
+const MAX_PENDING = 2048;
+const SLICE = 512;
+
 /** The URL when it may be a link target, else `undefined`. */
 export function safeHref(raw: string): string | undefined {
   const value = raw.trim();
@@ -74,6 +85,11 @@ function addToken(data: RenderData, type: number): void {
   if (type === smd.DOCUMENT) return;
   const doc = data.doc;
   let parent = data.nodes[data.nodes.length - 1]!;
+  if (data.nodes.length > MAX_NESTING) {
+    // Its end_token pops this entry again.
+    data.nodes.push(parent);
+    return;
+  }
   let el: Element;
   switch (type) {
     case smd.CODE_BLOCK:
@@ -168,12 +184,21 @@ function setAttr(data: RenderData, type: number, value: string): void {
 /** A Markdown stream that renders into `root` (appending; `root` is normally empty). */
 export function createMarkdownStream(root: Element, options: MarkdownOptions = {}): MarkdownStream {
   const data: RenderData = { nodes: [root], doc: root.ownerDocument, imageOrigins: options.imageOrigins ?? [] };
-  const renderer = { data, add_token: addToken, end_token: endToken, add_text: addText, set_attr: setAttr };
-  const parser = smd.parser(renderer as unknown as smd.Any_Renderer);
+  const renderer = { data, add_token: addToken, end_token: endToken, add_text: addText, set_attr: setAttr } as unknown as smd.Any_Renderer;
+  let parser = smd.parser(renderer);
   let ended = false;
   return {
     write(chunk) {
-      if (!ended && chunk) smd.parser_write(parser, chunk);
+      if (ended || !chunk) return;
+      for (let at = 0; at < chunk.length; at += SLICE) {
+        smd.parser_write(parser, chunk.slice(at, at + SLICE));
+        if (parser.pending.length > MAX_PENDING) {
+          // Stuck (see MAX_PENDING): what it held back is shown as text; what follows starts a new block.
+          addText(data, parser.pending);
+          data.nodes.length = 1;
+          parser = smd.parser(renderer);
+        }
+      }
     },
     end() {
       if (ended) return;

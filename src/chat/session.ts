@@ -70,6 +70,25 @@ export type SessionEvent =
 const TERMINAL: ReadonlySet<ToolCallState> = new Set(['done', 'error', 'cancelled']);
 const CANCELLED_PREFIX = 'Error [cancelled]';
 
+/** Text from whatever an adapter yielded: a null-prototype object or a throwing `toString` gives ''. */
+function str(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return '';
+  }
+}
+
+/** A JSON copy (the state stays plain data, and later changes to the adapter's object change nothing); undefined when it is not JSON. */
+function json<T>(value: T): T | undefined {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The state of a session with no messages. */
 export function createSessionState(messages: AgentMessage[] = []): SessionState {
   const state: SessionState = { messages: [], status: 'idle', run: 0, aliases: {}, seq: 0 };
@@ -185,7 +204,8 @@ function cleanOutput(output: ToolOutput): ToolOutput {
     content: content.map((c) => ({ type: 'text' as const, text: typeof c?.text === 'string' ? c.text : '' })),
   };
   if (output?.isError === true) clean.isError = true;
-  if (output?.structuredContent !== undefined) clean.structuredContent = output.structuredContent;
+  const structured = json(output?.structuredContent);
+  if (structured !== undefined) clean.structuredContent = structured;
   return clean;
 }
 
@@ -212,7 +232,7 @@ function assistantMessage(state: SessionState, adapterId: string): { state: Sess
   }
   const messages = [...state.messages, { id, role: 'assistant' as const, parts: [] }];
   return {
-    state: { ...state, messages, seq, aliases: { ...state.aliases, [String(adapterId)]: id } },
+    state: { ...state, messages, seq, aliases: { ...state.aliases, [str(adapterId)]: id } },
     index: messages.length - 1,
   };
 }
@@ -243,7 +263,8 @@ function applyPart(state: SessionState, part: AgentStreamPart): SessionState {
     case 'reasoning': {
       if (typeof part.text !== 'string') return state;
       const reasoning: AgentPart = { type: 'reasoning', text: part.text };
-      if (part.providerMetadata !== undefined) reasoning.providerMetadata = part.providerMetadata;
+      const meta = json(part.providerMetadata);
+      if (meta !== undefined) reasoning.providerMetadata = meta;
       return appendPart(state, part.messageId, (parts) => [...parts, reasoning]);
     }
     case 'tool-call': {
@@ -252,11 +273,13 @@ function applyPart(state: SessionState, part: AgentStreamPart): SessionState {
       const tool: AgentToolPart = {
         type: 'tool',
         id: part.id,
-        name: String(part.name),
-        input: part.input,
+        name: str(part.name),
+        // No input at all (or none JSON can carry) is an empty arguments object.
+        input: json(part.input) ?? {},
         state: 'running',
       };
-      if (part.providerMetadata !== undefined) tool.providerMetadata = part.providerMetadata;
+      const meta = json(part.providerMetadata);
+      if (meta !== undefined) tool.providerMetadata = meta;
       return appendPart(state, part.messageId, (parts) => [...parts, tool]);
     }
     case 'tool-result':
@@ -270,7 +293,7 @@ function applyPart(state: SessionState, part: AgentStreamPart): SessionState {
     case 'tool-error':
       return updateTool(state, part.id, (p) => {
         if (TERMINAL.has(p.state)) return undefined;
-        const error = typeof part.error === 'string' ? part.error : String(part.error);
+        const error = str(part.error);
         return { ...withoutPrompt(p, error.startsWith(CANCELLED_PREFIX) ? 'cancelled' : 'error'), error };
       });
     case 'step-finish':
@@ -280,7 +303,7 @@ function applyPart(state: SessionState, part: AgentStreamPart): SessionState {
       return endRun(state, reason === 'aborted' ? 'aborted' : 'done', { finish: reason });
     }
     case 'error': {
-      const error: { error: string; code?: AgentErrorCode } = { error: String(part.error ?? 'The agent failed.') };
+      const error: { error: string; code?: AgentErrorCode } = { error: str(part.error ?? 'The agent failed.') };
       if (part.code === 'chat_disabled' || part.code === 'rate_limited' || part.code === 'bad_request' || part.code === 'network')
         error.code = part.code;
       return endRun(state, 'error', { error });
@@ -296,9 +319,18 @@ function applyPart(state: SessionState, part: AgentStreamPart): SessionState {
 
 /**
  * Folds one event into the session. Pure: returns the same object when nothing changed, a new
- * one otherwise, and never mutates its arguments.
+ * one otherwise, and never mutates its arguments. Never throws: an event it cannot read (a
+ * Proxy whose traps throw, a getter that fails) leaves the state as it was.
  */
 export function sessionReducer(state: SessionState, event: SessionEvent): SessionState {
+  try {
+    return reduce(state, event);
+  } catch {
+    return state;
+  }
+}
+
+function reduce(state: SessionState, event: SessionEvent): SessionState {
   if (!event || typeof event !== 'object') return state;
   switch (event.type) {
     case 'part': {
@@ -334,7 +366,7 @@ export function sessionReducer(state: SessionState, event: SessionEvent): Sessio
       if (state.status !== 'running') return state;
       return updateTool(state, event.id, (p) =>
         p.state === 'running' || p.state === 'awaiting-confirmation'
-          ? { ...p, state: 'awaiting-confirmation', prompt: String(event.prompt) }
+          ? { ...p, state: 'awaiting-confirmation', prompt: str(event.prompt) }
           : undefined,
       );
     case 'confirmation-settled':
@@ -345,7 +377,8 @@ export function sessionReducer(state: SessionState, event: SessionEvent): Sessio
       return updateTool(state, event.id, (p) => (p.state === 'awaiting-confirmation' ? withoutPrompt(p, 'running') : undefined));
     case 'agent': {
       if (state.status !== 'running' || !event.agent || !Array.isArray(event.agent.messages)) return state;
-      const nested = event.agent;
+      // Kept as well-formed plain data, like a stored conversation.
+      const nested = { id: str(event.agent.id), messages: sanitizeMessages(json(event.agent.messages) ?? []) };
       return updateTool(state, event.id, (p) => {
         if (TERMINAL.has(p.state) && p.agent) return undefined;
         // A nested run may not reuse an id the outer conversation already has.
@@ -353,7 +386,7 @@ export function sessionReducer(state: SessionState, event: SessionEvent): Sessio
         for (const t of toolParts(nested.messages)) {
           if (t.id === p.id || (hasToolId(outer, t.id) && !(p.agent && hasToolId(p.agent.messages, t.id)))) return undefined;
         }
-        return { ...p, agent: { id: String(nested.id), messages: nested.messages } };
+        return { ...p, agent: nested };
       });
     }
     case 'load': {
