@@ -324,8 +324,9 @@ export function createMcpProjection(
   const shape = (result: AgentInvocationResult, entry: Entry | undefined): McpToolResult => {
     const out = toToolResult(result) as McpToolResult;
     // A client checks `structuredContent` against the tool's `outputSchema`, errors included: the
-    // error stays in the text, where every model reads it.
-    if (!result.ok && entry?.typedOutput) delete out.structuredContent;
+    // error stays in the text, where every model reads it. A name no longer in the catalog may still
+    // have the schema the client listed before the capability went away: no `structuredContent` then either.
+    if (!result.ok && (!entry || entry.typedOutput)) delete out.structuredContent;
     return out;
   };
 
