@@ -112,7 +112,12 @@ export async function runCall(
   }
 
   const outcome = await registry.confirmations.waitFor(requiredId, { signal });
-  if (outcome.status === 'aborted' || signal.aborted) return first;
+  if (outcome.status === 'aborted' || signal.aborted) {
+    // Nobody retries this invocation now (the caller stopped, or the toolset went away): take the
+    // request off the person's screen rather than leave it there until its TTL, as WebMCP calls do.
+    if (outcome.status !== 'approved') registry.confirmations.deny(requiredId, 'withdrawn');
+    return first;
+  }
   return await registry.invoke({ ...base, confirmationId: requiredId });
 }
 

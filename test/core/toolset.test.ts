@@ -402,22 +402,26 @@ describe('confirmations', () => {
     assert.equal(ran, 0);
   });
 
-  it('wait: dispose() or the call signal ends the wait with CONFIRMATION_REQUIRED, and nothing runs', async () => {
+  it('wait: dispose() or the call signal ends the wait with CONFIRMATION_REQUIRED, withdraws the request, and nothing runs', async () => {
     const { surface, registry, calls } = devices();
     const ts = toolset(registry);
     const disable = ts.tools().find((t) => t.name === 'domain_devices__disable')!;
     const controller = new AbortController();
     const byCaller = disable.execute({ id: 'd1' }, { signal: controller.signal });
-    await surface.nextConfirmation();
+    const first = await surface.nextConfirmation();
     controller.abort();
     const r1 = await byCaller;
     assert.equal(!r1.ok && r1.error.code, 'CONFIRMATION_REQUIRED');
+    // Nobody will retry it: the person no longer sees it, and approving it now does nothing.
+    assert.deepEqual(registry.confirmations.list(), []);
+    assert.equal(registry.confirmations.approve(first.confirmationId), false);
 
     const byDispose = disable.execute({ id: 'd2' });
     const second = await surface.nextConfirmation();
     ts.dispose();
     const r2 = await byDispose;
     assert.equal(!r2.ok && r2.error.code, 'CONFIRMATION_REQUIRED');
+    assert.deepEqual(registry.confirmations.list(), []);
     registry.confirmations.approve(second.confirmationId);
     await tick();
     assert.deepEqual(calls, []);
