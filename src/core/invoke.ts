@@ -396,7 +396,7 @@ function readRequest(core: RegistryCore, inv: Invocation, request: unknown): Age
     const value = optional[i];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || value.length > MAX_ID_LENGTH) {
-      return failure(core, inv, 'INVALID_INPUT', `${field} must be a string when present.`, { field });
+      return failure(core, inv, 'INVALID_INPUT', `${field} must be a string of at most ${MAX_ID_LENGTH} characters when present.`, { field });
     }
     inv[field] = value;
   }

@@ -420,6 +420,18 @@ describe('no throw anywhere an agent reaches (issue 13, item 11)', () => {
     );
     dispose();
   });
+  it('an over-long optional id is refused with words that name the limit, not its type', async () => {
+    const surface = createTestSurface();
+    surface.action('domain:devices.list', () => [], { effect: 'read', description: 'List.' });
+    const consumer = { id: 'agent', kind: 'test' };
+    for (const field of ['instanceId', 'registrationId', 'invocationId'] as const) {
+      const result = await surface.registry.invoke({ capabilityId: 'domain:devices.list', consumer, invocationId: 'call-1', [field]: 'x'.repeat(10_000) });
+      assert.equal(errorCode(result), 'INVALID_INPUT');
+      assert.equal(errorOf(result).details?.field, field);
+      assert.match(errorOf(result).message, /at most 512 characters/);
+    }
+    surface.dispose();
+  });
 });
 
 describe('snapshotJson', () => {
