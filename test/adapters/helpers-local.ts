@@ -57,6 +57,19 @@ export async function trustedClick(element: Element): Promise<void> {
   await sendMouse({ type: 'click', position: [Math.round(box.left + box.width / 2), Math.round(box.top + box.height / 2)] });
 }
 
+/** The adapter as <agent-chat> gets it, with every part its runs yield recorded in `parts`. */
+export function recording(adapter: LocalAdapter): { adapter: LocalAdapter; parts: AgentStreamPart[] } {
+  const parts: AgentStreamPart[] = [];
+  const run = (req: Parameters<LocalAdapter['run']>[0]) =>
+    (async function* () {
+      for await (const p of adapter.run(req)) {
+        parts.push(p);
+        yield p;
+      }
+    })();
+  return { adapter: { ...adapter, run }, parts };
+}
+
 export async function collect(parts: AsyncIterable<AgentStreamPart>): Promise<AgentStreamPart[]> {
   const out: AgentStreamPart[] = [];
   for await (const p of parts) out.push(p);

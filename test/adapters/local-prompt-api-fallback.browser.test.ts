@@ -14,7 +14,7 @@ import { toolsetProvider } from '../../src/chat/tools.js';
 import { defineWebAgent } from '../../src/chat/define-agent.js';
 import type { AgentStreamPart, AgentToolPart } from '../../src/chat/types.js';
 import '../../src/elements/index.js';
-import { notesWipePage, trustedClick } from './helpers-local.js';
+import { notesWipePage, recording, trustedClick } from './helpers-local.js';
 import { exposeToolClasses, LanguageModelDouble, ToolCall, type Design, type PromptContext, type Reply } from './prompt-api-double.js';
 
 const WIPE = 'domain_notes__wipe';
@@ -28,17 +28,7 @@ async function notesPage() {
   /** One run as <agent-chat> does it, in the same conversation as the runs before it. */
   async function chat(adapter: ReturnType<typeof createLocalAdapter>, text: string) {
     state = sessionReducer(state, { type: 'send', text, id: crypto.randomUUID() });
-    const parts: AgentStreamPart[] = [];
-    const recorded = {
-      ...adapter,
-      run: (req: Parameters<typeof adapter.run>[0]) =>
-        (async function* () {
-          for await (const p of adapter.run(req)) {
-            parts.push(p);
-            yield p;
-          }
-        })(),
-    };
+    const { adapter: recorded, parts } = recording(adapter);
     const done = runAdapter(
       {
         adapter: recorded,

@@ -15,7 +15,7 @@ import { toolsetProvider } from '../../src/chat/tools.js';
 import { defineWebAgent } from '../../src/chat/define-agent.js';
 import type { AgentStreamPart, AgentToolPart, ToolDescriptor, ToolOutput } from '../../src/chat/types.js';
 import '../../src/elements/index.js';
-import { collect, notesWipePage, trustedClick } from './helpers-local.js';
+import { collect, notesWipePage, recording, trustedClick } from './helpers-local.js';
 import { exposeToolClasses, LanguageModelDouble, ToolCall, ToolError, ToolSuccess, type PromptContext } from './prompt-api-double.js';
 
 const WIPE = 'domain_notes__wipe';
@@ -29,17 +29,7 @@ async function notesPage() {
   /** Runs the adapter as <agent-chat> does; the run's parts are recorded. */
   function chat(adapter: ReturnType<typeof createLocalAdapter>, text: string, stop = new AbortController()) {
     let state: SessionState = sessionReducer(createSessionState(), { type: 'send', text, id: 'u1' });
-    const parts: AgentStreamPart[] = [];
-    const recorded = {
-      ...adapter,
-      run: (req: Parameters<typeof adapter.run>[0]) =>
-        (async function* () {
-          for await (const p of adapter.run(req)) {
-            parts.push(p);
-            yield p;
-          }
-        })(),
-    };
+    const { adapter: recorded, parts } = recording(adapter);
     const done = runAdapter(
       {
         adapter: recorded,
