@@ -233,6 +233,43 @@ describe('createLocalAdapter: Chrome Prompt API with the browser\'s own tool loo
     expect(run.state().status).to.not.equal('running');
   });
 
+  it('execute tools: calls asked for at once run one at a time; calls past maxSteps are refused with words and the model still answers', async () => {
+    const lm = new LanguageModelDouble('available', 'execute');
+    const returned: string[] = [];
+    lm.reply = async ({ tools: given }) => {
+      // Two calls at once, then one more after both answered: the run allows two.
+      returned.push(...(await Promise.all([given[0]!.execute!({ level: 1 }), given[0]!.execute!({ level: 2 })])));
+      returned.push(await given[0]!.execute!({ level: 3 }));
+      return 'Set to 2.';
+    };
+    const adapter = createLocalAdapter({ models: [], languageModel: lm });
+    let running = 0;
+    const overlaps: number[] = [];
+    const ran: unknown[] = [];
+    const parts = await collect(
+      adapter.run({
+        messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Louder.' }] }],
+        tools: [{ name: 'set_volume', description: 'Sets the volume.', inputSchema: { type: 'object' } }],
+        agent: { id: 'volume', instructions: 'You set the volume.', maxSteps: 2 },
+        signal: new AbortController().signal,
+        callTool: async (c): Promise<ToolOutput> => {
+          overlaps.push(++running);
+          ran.push(c.input);
+          await new Promise((r) => setTimeout(r, 0));
+          running -= 1;
+          return { content: [{ type: 'text', text: `volume ${(c.input as { level: number }).level}` }] };
+        },
+      }),
+    );
+    expect(ran).to.deep.equal([{ level: 1 }, { level: 2 }]);
+    expect(overlaps).to.deep.equal([1, 1]);
+    expect(returned).to.deep.equal(['volume 1', 'volume 2', 'Error: this run reached its limit of 2 tool calls; answer with what you have.']);
+    expect(tools(parts).map((p) => p.type)).to.deep.equal(['tool-call', 'tool-result', 'tool-call', 'tool-result', 'tool-call', 'tool-error']);
+    expect((tools(parts)[5] as { error: string }).error).to.match(/limit of 2 tool calls/);
+    expect(textOf(parts)).to.equal('Set to 2.');
+    expect(parts.at(-1)).to.deep.equal({ type: 'finish', reason: 'max-steps' });
+  });
+
   it('declared tools: Stop while the model writes aborts its prompt; the run ends as aborted', async () => {
     undo = exposeToolClasses();
     const lm = new LanguageModelDouble('available', 'declared');

@@ -7,6 +7,4 @@
  */
 export { loadWasm } from './engines/wllama.js';
 export { promptApiEngine } from './engines/prompt-api.js';
-// The Prompt API engine imports its native loops lazily; here they come in the same chunk.
-export { declaredLoop, executeLoop } from './engines/prompt-api-tools.js';
 export { steps } from './steps.js';

@@ -5,12 +5,13 @@
  * tool calls use the same `<tool_call>` format as the other engines, constrained by the API's
  * `responseConstraint` (a JSON Schema built from the live tools).
  */
-import type { AgentRunRequest, ToolDescriptor } from '../../../chat/types.js';
+import type { ToolDescriptor } from '../../../chat/types.js';
 import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
 import { LANGUAGES, promptApiAvailability } from '../detect.js';
 import { newSession, probeTools, promptError, textOf } from './prompt-api-session.js';
-import type { Fallback } from './prompt-api-tools.js';
-import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalAdapterOptions, LocalEngine, LocalSession } from '../types.js';
+import { declaredLoop, executeLoop } from './prompt-api-tools.js';
+import { steps } from '../steps.js';
+import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalEngine, LocalSession } from '../types.js';
 
 /** The reply as JSON: either text or one call of a live tool with arguments following its schema. */
 export function responseSchema(tools: readonly ToolDescriptor[], choice: GenerateRequest['toolChoice']): object | undefined {
@@ -113,20 +114,14 @@ export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
         dispose: () => base.destroy(),
       };
       if (native) {
-        const fallback: Fallback = {
-          generate: (r) => session.generate(r),
-          refused(e) {
-            if (!native) return;
-            native = undefined;
-            console.warn(`Chrome's built-in model refused its native tools (${(e as Error)?.name}: ${(e as Error)?.message}); tool calls use the <tool_call> prompt format from now on.`);
-          },
+        const refused = (e: unknown) => {
+          if (!native) return;
+          native = undefined;
+          console.warn(`Chrome's built-in model refused its native tools (${(e as Error)?.name}: ${(e as Error)?.message}); tool calls use the <tool_call> prompt format from now on.`);
         };
-        session.run = async function* (req: AgentRunRequest, options: LocalAdapterOptions, marker: string) {
-          // The browser's loop cannot be made to call a tool: a forced first call takes the prompt format.
-          if (!native || options.toolChoice === 'required') return yield* (await import('../steps.js')).steps(req, session, options, marker);
-          const loops = await import('./prompt-api-tools.js');
-          yield* (native === 'execute' ? loops.executeLoop : loops.declaredLoop)(lm, req, options, marker, fallback);
-        };
+        // The browser's loop cannot be made to call a tool: a forced first call takes the prompt format.
+        session.run = (req, options, marker) =>
+          !native || options.toolChoice === 'required' ? steps(req, session, options, marker) : (native === 'execute' ? executeLoop : declaredLoop)(lm, req, options, marker, { generate: session.generate, refused });
       }
       return session;
     },
