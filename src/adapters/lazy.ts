@@ -16,7 +16,7 @@
 import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, ModelChoice } from '../chat/types.js';
 import type { AnthropicAdapter, AnthropicAdapterOptions } from './anthropic/index.js';
 import type { CloudAdapter, CloudAdapterOptions } from './cloud.js';
-import { anthropicIdentity, cloudIdentity, localIdentity, openAIIdentity } from './identity.js';
+import { anthropicIdentity, cloudIdentity, DEVICE_CHECK, localIdentity, openAIIdentity } from './identity.js';
 import type { LocalAdapter } from './local/adapter.js';
 import { modelEntries } from './local/options.js';
 import type { LocalAdapterOptions } from './local/types.js';
@@ -129,6 +129,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     localIdentity(options),
     async () => (real = (await import('./local/adapter.js')).createLocalAdapter(options)),
     ['prepare', 'selectModel'],
+    DEVICE_CHECK,
   );
   adapter.models = (): readonly ModelChoice[] => (real ? real.models() : (adapter.status(), []));
   adapter.unload = () => (real ? real.unload() : Promise.resolve());

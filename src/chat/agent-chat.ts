@@ -19,6 +19,11 @@ import type { AdapterStatus, AgentAdapter, AgentErrorCode, AgentMessage, AgentTo
 export type ChatPersist = 'none' | 'session' | 'local';
 
 const ADAPTER_KEY = 'agent-chat:adapter';
+/**
+ * Where a conversation is kept: `agent-chat:<id or "chat">`, except that an id `adapter`, `adapter~`,
+ * `adapter~~`… gets one more `~`, so no id can overwrite the adapter choice (and no two ids share a key).
+ */
+export const conversationKey = (id: string): string => `agent-chat:${(id || 'chat').replace(/^adapter~*$/, '$&~')}`;
 
 /** The approval guard, a chunk shared with <agent-confirm>'s dialog; fetched when a card first needs it. */
 const guardModule = lazy(() => import('../elements/approval-guard.js'));
@@ -240,7 +245,6 @@ export class AgentChatElement extends LitElement {
   #notice: string | undefined;
   #markdown = new Map<string, MarkdownEntry>();
   #markdownUsed = new Set<string>();
-  #announcement = '';
   #announced = new Map<string, string>();
   #announcedRun = -1;
   #editing: { id: string; text: string } | undefined;
@@ -577,16 +581,12 @@ export class AgentChatElement extends LitElement {
 
   // ---- persistence ---------------------------------------------------------------------------
 
-  get #storageKey(): string {
-    return `agent-chat:${this.id || 'chat'}`;
-  }
-
   #load(): void {
     const storage = storageOf(this.persist);
-    const key = `${this.persist}|${this.#storageKey}`;
+    const key = `${this.persist}|${conversationKey(this.id)}`;
     if (this.#loadedFrom === key) return;
     this.#loadedFrom = key;
-    const text = readStored(storage, this.#storageKey);
+    const text = readStored(storage, conversationKey(this.id));
     if (!text) return;
     try {
       const messages = JSON.parse(text) as unknown;
@@ -603,7 +603,7 @@ export class AgentChatElement extends LitElement {
     if (!force && this.#session.status === 'running') return;
     if (this.#saved === this.#session.messages) return;
     this.#saved = this.#session.messages;
-    writeStored(storage, this.#storageKey, JSON.stringify(this.#session.messages));
+    writeStored(storage, conversationKey(this.id), JSON.stringify(this.#session.messages));
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -729,11 +729,13 @@ export class AgentChatElement extends LitElement {
       else if (s.status === 'aborted') said.push('Stopped.');
       else if (last?.role === 'assistant' && s.status === 'done') said.push(`Agent: ${messageText(last).slice(0, 300)}`);
     }
-    if (said.length) {
-      this.#announcement = said.join('. ');
-      const region = this.renderRoot.querySelector('[part~="announcer"]');
-      if (region) region.textContent = this.#announcement;
-    }
+    if (said.length) this.#say(said.join('. '));
+  }
+
+  /** Puts words in the polite live region. */
+  #say(text: string): void {
+    const region = this.renderRoot.querySelector('[part~="announcer"]');
+    if (region) region.textContent = text;
   }
 
   // ---- events --------------------------------------------------------------------------------
@@ -814,12 +816,10 @@ export class AgentChatElement extends LitElement {
   async #copy(text: string): Promise<void> {
     try {
       await navigator.clipboard.writeText(text);
-      this.#announcement = 'Copied.';
+      this.#say('Copied.');
     } catch {
-      this.#announcement = 'Copying is not allowed here.';
+      this.#say('Copying is not allowed here.');
     }
-    const region = this.renderRoot.querySelector('[part~="announcer"]');
-    if (region) region.textContent = this.#announcement;
   }
 
   // ---- rendering -----------------------------------------------------------------------------
@@ -1002,7 +1002,7 @@ export class AgentChatElement extends LitElement {
         </div>`;
       case 'loading':
         return status.progress === undefined
-          ? html`<div class="status" part="status" data-state="loading"><p>Checking the connection to the agent…</p></div>`
+          ? html`<div class="status" part="status" data-state="loading"><p>${status.note || 'Checking the connection to the agent…'}</p></div>`
           : html`<div class="status" part="status" data-state="loading">
               <p id="progress-label">Loading the model from this device… ${percent(status.progress)}</p>
               <progress aria-labelledby="progress-label" max="1" .value=${Math.min(1, Math.max(0, status.progress))}></progress>
@@ -1029,7 +1029,7 @@ export class AgentChatElement extends LitElement {
       case 'downloading':
         return 'The model is downloading.';
       case 'loading':
-        return status.progress === undefined ? 'Connecting to the agent…' : 'The model is loading.';
+        return status.progress === undefined ? status.note || 'Connecting to the agent…' : 'The model is loading.';
       case 'error':
         return 'The agent could not start.';
       default:

@@ -55,8 +55,11 @@ export type AdapterStatus =
   | { state: 'unavailable'; reason: string }
   | { state: 'needs-download'; bytes?: number; note?: string }
   | { state: 'downloading'; progress: number }
-  /** Without `progress`: a connection check. With it: a model on this device read from disk (a load, never a download). */
-  | { state: 'loading'; progress?: number }
+  /**
+   * Without `progress`: a connection check, unless `note` words what else it is (the local adapter's
+   * device check). With it: a model on this device read from disk (a load, never a download).
+   */
+  | { state: 'loading'; progress?: number; note?: string }
   | { state: 'error'; error: string };
 
 export type AdapterState = AdapterStatus['state'];

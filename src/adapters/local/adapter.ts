@@ -8,7 +8,7 @@ import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, Mod
 import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
-import { localIdentity } from '../identity.js';
+import { DEVICE_CHECK, localIdentity } from '../identity.js';
 import type { EngineCheck, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
 export { BUILT_IN_MODEL_ID };
@@ -104,7 +104,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   function status(): AdapterStatus {
     void ensureChecked();
-    if (checking) return { state: 'loading' };
+    if (checking) return { ...DEVICE_CHECK };
     if (!selected) {
       const reason = entries.map((e) => (e.check?.state === 'unavailable' ? e.check.reason : '')).find(Boolean);
       return { state: 'unavailable', reason: reason ?? 'No model is set up for this device.' };

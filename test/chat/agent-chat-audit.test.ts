@@ -1,0 +1,85 @@
+// <agent-chat> audited as a user and an attacker would meet it: the words it shows for each adapter
+// status (a local model's device check is not a connection check), and the storage keys of
+// `persist` (no element id can overwrite the adapter choice, or another id's conversation).
+import { expect, fixture, html } from '@open-wc/testing';
+import fc from 'fast-check';
+import { waitUntil } from '../until.js';
+import { createScriptedAdapter } from '../../src/chat/index.js';
+import '../../src/chat/index.js';
+import { conversationKey } from '../../src/chat/agent-chat.js';
+import type { AgentChatElement } from '../../src/chat/index.js';
+import { createLocalAdapter } from '../../src/adapters/local/index.js';
+import type { LocalEngine } from '../../src/adapters/local/types.js';
+
+const ADAPTER_KEY = 'agent-chat:adapter';
+
+describe('<agent-chat>: the local adapter\'s first device check', () => {
+  it('is worded as a device check, never as a connection to the agent; then the chat is ready', async () => {
+    let answer: (() => void) | undefined;
+    const engine: LocalEngine = {
+      // The device check waits for the test: the chat renders meanwhile.
+      check: () => new Promise((resolve) => (answer = () => resolve({ state: 'cached' }))),
+      load: async () => ({ generate: async (req) => (req.onText('Hi.'), 'Hi.'), dispose() {} }),
+    };
+    const adapter = createLocalAdapter({ models: [{ id: 'm', label: 'M', brief: 'Test.' }], engine, id: `audit-check-${Math.random()}` });
+    const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
+    const status = () => chat.shadowRoot!.querySelector('[part~="status"]');
+    const reason = () => chat.shadowRoot!.querySelector<HTMLElement>('#reason')!;
+    await waitUntil(() => answer, 'the device check started');
+    expect(status()!.getAttribute('data-state')).to.equal('loading');
+    expect(status()!.textContent).to.contain('Checking what this device can run');
+    expect(status()!.textContent).to.not.match(/connect/i);
+    expect(reason().textContent).to.not.match(/connect/i);
+    expect(chat.shadowRoot!.querySelector('textarea')!.disabled).to.equal(true);
+    await expect(chat).to.be.accessible();
+    answer!();
+    await waitUntil(async () => (await chat.updateComplete, status() === null), 'ready');
+    expect(chat.shadowRoot!.querySelector('textarea')!.disabled).to.equal(false);
+  });
+
+  it('an adapter\'s loading without progress and without a note is still the connection check', async () => {
+    const adapter = { id: 'c', label: 'C', status: () => ({ state: 'loading' as const }), async *run() {} };
+    const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
+    expect(chat.shadowRoot!.querySelector('[part~="status"]')!.textContent).to.contain('Checking the connection');
+  });
+});
+
+describe('<agent-chat persist>: storage keys', () => {
+  afterEach(() => {
+    for (const key of Object.keys(localStorage)) if (key.startsWith('agent-chat')) localStorage.removeItem(key);
+  });
+
+  it('<agent-chat id="adapter" persist="local"> keeps both its conversation and the adapter choice', async () => {
+    localStorage.removeItem(ADAPTER_KEY);
+    const a = createScriptedAdapter([{ text: 'from A' }], { id: 'a', label: 'Agent A' });
+    const b = createScriptedAdapter([{ text: 'from B' }], { id: 'b', label: 'Agent B' });
+    const chat = await fixture<AgentChatElement>(html`<agent-chat id="adapter" persist="local" .adapters=${[a, b]}></agent-chat>`);
+    const select = chat.shadowRoot!.querySelector<HTMLSelectElement>('[part~="adapter-select"]')!;
+    select.value = 'b';
+    select.dispatchEvent(new Event('change'));
+    chat.send('hello');
+    await waitUntil(() => chat.session.status === 'done', 'the run ended');
+    await chat.updateComplete;
+    expect(localStorage.getItem(ADAPTER_KEY)).to.equal('b');
+    chat.remove();
+
+    // A reload: the same markup again finds both.
+    const again = await fixture<AgentChatElement>(html`<agent-chat id="adapter" persist="local" .adapters=${[a, b]}></agent-chat>`);
+    expect(again.shadowRoot!.querySelector<HTMLSelectElement>('[part~="adapter-select"]')!.value).to.equal('b');
+    expect(again.session.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
+    expect(again.shadowRoot!.textContent).to.contain('from B');
+  });
+
+  it('every id has a key of its own, never the adapter choice\'s; the documented key for all others', () => {
+    const ids = fc.oneof(fc.string(), fc.constantFrom('adapter', 'adapter~', 'adapter~~', 'chat', '', 'Adapter', ' adapter'), fc.stringMatching(/^adapter~{0,4}$/));
+    fc.assert(
+      fc.property(ids, ids, (x, y) => {
+        expect(conversationKey(x)).to.not.equal(ADAPTER_KEY);
+        // No id and id "chat" are the documented default and share; any other two ids never do.
+        if ((x || 'chat') !== (y || 'chat')) expect(conversationKey(x)).to.not.equal(conversationKey(y));
+        if (!/^adapter~*$/.test(x)) expect(conversationKey(x)).to.equal(`agent-chat:${x || 'chat'}`);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
