@@ -39,7 +39,12 @@ function messageText(error: unknown): string {
 }
 
 function isAbort(error: unknown): boolean {
-  return !!error && typeof error === 'object' && 'name' in error && error.name === 'AbortError';
+  // Whatever was thrown is read safely: a rejection with a Proxy whose traps throw must still end the call.
+  try {
+    return (error as { name?: unknown }).name === 'AbortError';
+  } catch {
+    return false;
+  }
 }
 
 function safeJson(value: unknown): string | undefined {
@@ -89,16 +94,18 @@ export function callModelContextTool(
   input: unknown,
   options: CallModelContextToolOptions = {},
 ): Promise<ToolOutput> {
-  const signal = options.signal;
-  if (!tool || typeof tool.execute !== 'function') return Promise.resolve(errorOutput('Error: not a tool (it has no execute function).'));
-  if (signal?.aborted) return Promise.resolve(errorOutput(CANCELLED_TEXT));
+  // Everything runs inside the executor: a tool (or options) whose reads throw, a Proxy a hostile
+  // script registered, becomes an isError result like any other failure, never a throw.
   return new Promise<ToolOutput>((resolve) => {
+    const signal = options.signal;
+    if (!tool || typeof tool.execute !== 'function') return resolve(errorOutput('Error: not a tool (it has no execute function).'));
+    if (signal?.aborted) return resolve(errorOutput(CANCELLED_TEXT));
     let settled = false;
     const finish = (output: ToolOutput) => {
       if (settled) return;
       settled = true;
-      signal?.removeEventListener('abort', onAbort);
       resolve(output);
+      signal?.removeEventListener('abort', onAbort);
     };
     const onAbort = () => finish(errorOutput(CANCELLED_TEXT));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -120,5 +127,5 @@ export function callModelContextTool(
       },
       (error: unknown) => finish(isAbort(error) || signal?.aborted ? errorOutput(CANCELLED_TEXT) : errorOutput(`Error: ${messageOf(error)}`)),
     );
-  });
+  }).catch((error: unknown) => errorOutput(`Error: ${messageOf(error)}`));
 }
