@@ -23,19 +23,14 @@ export function errorOutput(text: string): ToolOutput {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function messageOf(error: unknown): string {
+/** What was thrown, in words: its message or its text, else `fallback`; read safely (a Proxy's traps may throw). */
+export function messageOf(error: unknown, fallback = 'the tool failed'): string {
   try {
-    return messageText(error);
+    const message = typeof error === 'string' ? error : (error as { message?: unknown }).message;
+    return typeof message === 'string' && message ? message : fallback;
   } catch {
-    return 'the tool failed';
+    return fallback;
   }
-}
-
-function messageText(error: unknown): string {
-  if (error && typeof error === 'object' && 'message' in error && typeof error.message === 'string' && error.message)
-    return error.message;
-  if (typeof error === 'string' && error) return error;
-  return 'the tool failed';
 }
 
 function isAbort(error: unknown): boolean {

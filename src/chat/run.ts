@@ -4,7 +4,7 @@
  * runs sub-agents behind their `delegate_to_<id>` tools, and ends the run on Stop. DOM-free: the
  * element supplies the session, the tools and the hooks.
  */
-import { CANCELLED_TEXT, errorOutput } from './call-tool.js';
+import { CANCELLED_TEXT, errorOutput, messageOf } from './call-tool.js';
 import { createSessionState, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
 import { DELEGATE_PREFIX, delegateDescriptor, filterTools, type ChatTool } from './tools.js';
 import type {
@@ -168,7 +168,7 @@ async function drive(
         }
       });
     } catch (error) {
-      return errorOutput(`Error: ${error instanceof Error ? error.message : 'the call failed'}`);
+      return errorOutput(`Error: ${messageOf(error, 'the call failed')}`);
     }
   };
 
@@ -206,8 +206,8 @@ async function drive(
     if (live() && !signal.aborted) dispatch({ type: 'part', part: { type: 'finish', reason: 'stop' } });
   } catch (error) {
     if (live() && !signal.aborted) {
-      const message = error instanceof Error && error.message ? error.message : 'The agent stopped with an error.';
-      dispatch({ type: 'part', part: { type: 'error', error: message } });
+      // Read safely: whatever an adapter threw (a Proxy whose traps throw) must still end the run.
+      dispatch({ type: 'part', part: { type: 'error', error: messageOf(error, 'The agent stopped with an error.') } });
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
