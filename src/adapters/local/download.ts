@@ -40,33 +40,29 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
   // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
   if (!(file?.bytes && kept === file.bytes)) {
     await checkQuota(model.bytes && model.bytes - kept);
-    let response: Response;
     let total: number | undefined;
-    for (;;) {
-      try {
-        response = await get(fetcher, key, signal, kept ? { range: `bytes=${kept}-`, 'if-range': file!.validator! } : {});
-      } catch (e) {
-        // A cross-origin server whose CORS refuses If-Range fails the request itself: ask for the
-        // whole file (the kept bytes go only once that gets an answer).
-        if (!kept || signal.aborted) throw e;
-        kept = 0;
-        file = undefined;
-        continue;
-      }
-      if (!kept) break;
-      const range = response.status === 206 && RANGE.exec(response.headers.get('content-range') ?? '');
-      if (range && Number(range[1]) === kept) {
-        if (range[2] !== '*') total = Number(range[2]);
-        break;
-      }
+    // A cross-origin server whose CORS refuses If-Range fails the request itself: then the whole
+    // file is asked for (the kept bytes go only once that gets an answer).
+    const first = kept
+      ? await get(fetcher, key, signal, { range: `bytes=${kept}-`, 'if-range': file!.validator! }).catch((e: unknown) => {
+          if (signal.aborted) throw e;
+        })
+      : undefined;
+    const range = first?.status === 206 && RANGE.exec(first.headers.get('content-range') ?? '');
+    let response = first as Response;
+    if (range && Number(range[1]) === kept) {
+      if (range[2] !== '*') total = Number(range[2]);
+    } else {
       // Not the rest of the same file. A whole body (the server ignores ranges, or the file changed
       // since) is a new start; anything else (416, a part not asked for) is asked for again whole.
       kept = 0;
       file = undefined;
-      if (response.status === 200) break;
-      await response.body?.cancel().catch(() => {});
+      if (first?.status !== 200) {
+        await first?.body?.cancel().catch(() => {});
+        response = await get(fetcher, key, signal, {});
+      }
+      await clear(bytes, key);
     }
-    if (!kept) await clear(bytes, key);
     if (!response.ok || !response.body) {
       throw new StoreError(`The model could not be downloaded: the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
     }

@@ -5,7 +5,7 @@
  * template (the GGUF's own, ChatML, the Prompt API's) can render them. DOM-free.
  */
 import type { AgentMessage, ToolDescriptor } from '../../chat/types.js';
-import { toTurns as stepTurns } from '../shared/history.js';
+import { toTurns as stepTurns, type ToolAnswer } from '../shared/history.js';
 import { isObject } from './grammar.js';
 import { CALL_CLOSE, CALL_OPEN } from './ids.js';
 
@@ -44,28 +44,29 @@ export interface TurnOptions {
   maxToolOutputChars?: number;
 }
 
+/** A tool's answer as the model reads it: an error says so (the shared loop's own answers already start with "Error"). */
+export const answerText = (a: ToolAnswer) => (a.isError && !a.text.startsWith('Error') ? `Error: ${a.text}` : a.text);
+
 /**
  * The conversation as plain turns: a system turn (instructions and tools), then user and assistant
  * turns; an assistant step's tool calls stay in its turn and their results follow as one user
  * turn of `<tool_response>` blocks, so a multi-step message becomes several turn pairs.
  */
 export function toTurns(messages: readonly AgentMessage[], system: string, o: TurnOptions): ChatTurn[] {
-  const turns: ChatTurn[] = system ? [{ role: 'system', content: system }] : [];
-  for (const t of stepTurns(messages, o.tools ?? [], o.marker, o)) {
-    if (t.role == 'user') turns.push({ role: 'user', content: t.text });
-    else {
-      const content = t.parts.map((p) => (p.type == 'text' ? p.text : p.type == 'tool' ? renderCall(p.name, p.input) : '')).filter(Boolean);
-      if (content.length) turns.push({ role: 'assistant', content: content.join('\n') });
-      // An answer that is an error says so; the shared loop's own answers already start with "Error".
-      const answers = t.answers.map((a) => `<tool_response>\n${a.isError && !a.text.startsWith('Error') ? 'Error: ' : ''}${a.text}\n</tool_response>`);
-      if (answers.length) turns.push({ role: 'user', content: answers.join('\n') });
-    }
-  }
+  const turns: ChatTurn[] = [];
   // llama.cpp reads a control token's spelling inside any message as the token (`<|im_end|>` ends
   // the turn), so a tool's output could close its turn and open a system turn. An invisible joiner
   // after the `<` of ChatML/Llama 3/Phi/DeepSeek bars, Gemma's turn tags and `<s>`/`</s>` breaks
   // the spelling; the words stay for the model to read.
-  for (const t of turns) t.content = t.content.replace(/<(?=[|｜]|\/?s>|(?:start|end)_of_turn>)/g, '<\u200c');
+  const add = (role: ChatTurn['role'], content: string) => content && turns.push({ role, content: content.replace(/<(?=[|｜]|\/?s>|(?:start|end)_of_turn>)/g, '<\u200c') });
+  add('system', system);
+  for (const t of stepTurns(messages, o.tools ?? [], o.marker, o)) {
+    if (t.role == 'user') add('user', t.text);
+    else {
+      add('assistant', t.parts.map((p) => (p.type == 'text' ? p.text : p.type == 'tool' ? renderCall(p.name, p.input) : '')).filter(Boolean).join('\n'));
+      add('user', t.answers.map((a) => `<tool_response>\n${answerText(a)}\n</tool_response>`).join('\n'));
+    }
+  }
   return turns;
 }
 

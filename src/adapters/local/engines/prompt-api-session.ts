@@ -4,11 +4,32 @@
  */
 import { AdapterError } from '../../shared/errors.js';
 import { LANGUAGES } from '../detect.js';
+import type { StepPart } from '../../shared/loop.js';
+import { isObject } from '../grammar.js';
 import type { LanguageModelLike, LanguageModelSessionLike } from '../types.js';
 
-/** The text of a reply: a string, or the text pieces of a reply in parts. */
-export const textOf = (reply: unknown): string =>
-  typeof reply === 'string' ? reply : Array.isArray(reply) ? reply.map((c: { type?: unknown; value?: unknown }) => (c?.type === 'text' ? String(c.value) : '')).join('') : '';
+// The model's output is untrusted: a call with arguments that are not an object is answered with words.
+export const invalid = (args: unknown) => (isObject(args) ? {} : { invalid: 'Error: the arguments must be a JSON object.' });
+
+/**
+ * A reply as step parts: text as it streams, or (`whole`, or a session without streaming) the
+ * whole reply's text and `tool-call` pieces.
+ */
+export async function* reply(s: LanguageModelSessionLike, input: unknown, options: object, whole?: boolean): AsyncGenerator<StepPart> {
+  if (!whole && s.promptStreaming) {
+    for await (const delta of s.promptStreaming(input, options) as AsyncIterable<string>) if (delta) yield { type: 'text-delta', delta: String(delta) };
+    return;
+  }
+  const r = await s.prompt(input, options);
+  for (const c of typeof r === 'string' ? [{ type: 'text', value: r }] : Array.isArray(r) ? r : []) {
+    if (c?.type === 'text' && c.value) yield { type: 'text-delta', delta: String(c.value) };
+    if (c?.type !== 'tool-call') continue;
+    // The loop gives a call without a string id a fresh one, and answers a missing name with words.
+    const v = (c.value ?? {}) as { callID?: string; callId?: string; name: string; arguments?: unknown };
+    const args = v.arguments ?? {};
+    yield { type: 'tool-call', id: v.callID ?? v.callId ?? '', name: v.name, input: args, ...invalid(args) };
+  }
+}
 
 /** What a session with the browser's tool loop declares it expects besides text. */
 export const TOOL_LANGUAGES = {
@@ -74,12 +95,4 @@ export function promptError(e: unknown, signal?: AbortSignal): unknown {
   if (name === 'NotSupportedError') return new AdapterError('bad_request', `Chrome's built-in model cannot do this here (${why}).`);
   if (name === 'NetworkError') return new AdapterError('network', `Chrome's built-in model could not be reached (${why}).`);
   return e instanceof AdapterError ? e : new AdapterError('bad_request', `Chrome's built-in model stopped (${why}).`);
-}
-
-export async function newSession(lm: LanguageModelLike, options: Parameters<LanguageModelLike['create']>[0]): Promise<LanguageModelSessionLike> {
-  try {
-    return await lm.create(options);
-  } catch (e) {
-    throw promptError(e, options?.signal);
-  }
 }

@@ -13,18 +13,16 @@ import type { AgentRunRequest, AgentStreamPart, ToolDescriptor } from '../../../
 import { toTurns, type Turn } from '../../shared/history.js';
 import { DEFAULT_MAX_STEPS, toolLoop, type Step, type StepPart } from '../../shared/loop.js';
 import { isObject } from '../grammar.js';
-import { toTurns as textTurns } from '../tool-format.js';
+import { answerText, toTurns as textTurns } from '../tool-format.js';
 import { formatStep } from '../steps.js';
 import type { LanguageModelContentLike, LanguageModelLike, LocalAdapterOptions, LocalSession } from '../types.js';
-import { promptError, textOf, TOOL_LANGUAGES } from './prompt-api-session.js';
+import { invalid, promptError, reply, TOOL_LANGUAGES } from './prompt-api-session.js';
 
 type Ctor = new (init: Record<string, unknown>) => object;
 const api = globalThis as unknown as Record<'LanguageModelToolCall' | 'LanguageModelToolSuccess' | 'LanguageModelToolError', Ctor>;
 // Chromium spells the id `callID`; webref's IDL `callId`. Web IDL reads only the member it knows.
 const ids = (id: string) => ({ callID: id, callId: id });
 const declare = (t: ToolDescriptor) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
-// The model's output is untrusted: a call with arguments that are not an object is answered with words.
-const invalid = (args: unknown) => (isObject(args) ? {} : { invalid: 'Error: the arguments must be a JSON object.' });
 
 /**
  * Where a run goes when the browser refuses its native tools: `generate` is the engine's
@@ -70,28 +68,23 @@ export function nativeMessages(turns: readonly Turn[], instructions?: string): A
       out.push({ role: 'user', content: t.text });
       continue;
     }
-    const names = new Map<string, string>();
     const content: LanguageModelContentLike[] = [];
+    // A turn's answers are in the order of its calls.
+    const responses: LanguageModelContentLike[] = [];
     for (const p of t.parts) {
       if (p.type === 'text') content.push({ type: 'text', value: p.text });
       else if (p.type === 'tool') {
-        names.set(p.id, p.name);
-        content.push({ type: 'tool-call', value: new api.LanguageModelToolCall({ ...ids(p.id), name: p.name, arguments: isObject(p.input) ? p.input : {} }) });
+        const a = t.answers[responses.length]!;
+        const call = { ...ids(p.id), name: p.name };
+        content.push({ type: 'tool-call', value: new api.LanguageModelToolCall({ ...call, arguments: isObject(p.input) ? p.input : {} }) });
+        responses.push({
+          type: 'tool-response',
+          value: a.isError ? new api.LanguageModelToolError({ ...call, errorMessage: a.text }) : new api.LanguageModelToolSuccess({ ...call, result: [{ type: 'text', value: a.text }] }),
+        });
       }
     }
     if (content.length) out.push({ role: 'assistant', content });
-    if (t.answers.length) {
-      out.push({
-        role: 'user',
-        content: t.answers.map((a) => {
-          const name = names.get(a.id) ?? '';
-          const value = a.isError
-            ? new api.LanguageModelToolError({ ...ids(a.id), name, errorMessage: a.text })
-            : new api.LanguageModelToolSuccess({ ...ids(a.id), name, result: [{ type: 'text', value: a.text }] });
-          return { type: 'tool-response', value };
-        }),
-      });
-    }
+    if (responses.length) out.push({ role: 'user', content: responses });
   }
   return out;
 }
@@ -108,19 +101,7 @@ export const declaredLoop: Loop = (lm, req, o, marker, f) =>
     const last = prompts.at(-1)?.role === 'user' ? prompts.pop()! : { role: 'user', content: '' };
     const s = await lm.create({ ...TOOL_LANGUAGES, signal, initialPrompts: prompts, tools: declared.map(declare) });
     try {
-      if (!declared.length && s.promptStreaming) {
-        for await (const delta of s.promptStreaming([last], { signal }) as AsyncIterable<string>) if (delta) yield { type: 'text-delta', delta: String(delta) };
-        return;
-      }
-      const reply = await s.prompt([last], { signal });
-      for (const c of typeof reply === 'string' ? [{ type: 'text', value: reply }] : Array.isArray(reply) ? reply : []) {
-        if (c?.type === 'text' && c.value) yield { type: 'text-delta', delta: String(c.value) };
-        if (c?.type !== 'tool-call') continue;
-        // The loop gives a call without a string id a fresh one, and answers a missing name with words.
-        const v = (c.value ?? {}) as { callID?: string; callId?: string; name: string; arguments?: unknown };
-        const args = v.arguments ?? {};
-        yield { type: 'tool-call', id: v.callID ?? v.callId ?? '', name: v.name, input: args, ...invalid(args) };
-      }
+      yield* reply(s, [last], { signal }, declared.length > 0);
     } finally {
       s.destroy();
     }
@@ -160,7 +141,7 @@ export const executeLoop: Loop = (lm, req, o, marker, f) => {
     if (started) {
       // The answer to the call the last step ended at, as the model reads it.
       for (const a of (toTurns(messages.slice(-1), tools, marker, o)[0] as Extract<Turn, { role: 'assistant' }>).answers)
-        answers.shift()?.(a.isError && !a.text.startsWith('Error') ? `Error: ${a.text}` : a.text);
+        answers.shift()?.(answerText(a));
     } else {
       started = true;
       // This design has no tool-call pieces for the history: earlier calls are written in the prompt format.
@@ -170,8 +151,7 @@ export const executeLoop: Loop = (lm, req, o, marker, f) => {
       void (async () => {
         const s = await lm.create({ ...TOOL_LANGUAGES, signal, initialPrompts: turns, tools: (o.toolChoice === 'none' ? [] : tools).map((t) => ({ ...declare(t), execute: execute(t.name) })) });
         try {
-          if (!s.promptStreaming) c.enqueue({ type: 'text-delta', delta: textOf(await s.prompt(last, { signal })) });
-          else for await (const delta of s.promptStreaming(last, { signal }) as AsyncIterable<string>) if (delta) c.enqueue({ type: 'text-delta', delta: String(delta) });
+          for await (const p of reply(s, last, { signal })) c.enqueue(p);
         } finally {
           s.destroy();
         }

@@ -8,7 +8,7 @@
 import type { ToolDescriptor } from '../../../chat/types.js';
 import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
 import { LANGUAGES, promptApiAvailability } from '../detect.js';
-import { newSession, probeTools, promptError, textOf } from './prompt-api-session.js';
+import { probeTools, promptError, reply } from './prompt-api-session.js';
 import { declaredLoop, executeLoop } from './prompt-api-tools.js';
 import { steps } from '../steps.js';
 import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalEngine, LocalSession } from '../types.js';
@@ -82,33 +82,29 @@ export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
       const session: LocalSession = {
         async generate(req: GenerateRequest): Promise<string> {
           const turns = req.turns;
-          const last = turns[turns.length - 1];
-          const s = await newSession(lm, { ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
+          let s: LanguageModelSessionLike | undefined;
           try {
+            s = await lm.create({ ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
             const schema = responseSchema(req.tools, req.toolChoice);
             const options = { signal: req.signal };
             // A browser that does not know `responseConstraint` ignores it and writes free text,
             // in the prompt format the system turn describes: read as such, not as JSON.
             let constrained = false;
             if (schema) Object.defineProperty(options, 'responseConstraint', { get: () => ((constrained = true), schema) });
-            const input = last?.content ?? '';
-            if (schema || !s.promptStreaming) {
-              // A JSON reply is shown only once it is whole (as text, or as a call).
-              const reply = textOf(await s.prompt(input, options));
-              const text = constrained ? fromJsonReply(reply) : reply;
-              req.onText(text);
-              return text;
-            }
+            // A JSON reply is shown only once it is whole (as text, or as a call).
             let text = '';
-            for await (const delta of s.promptStreaming(input, options) as AsyncIterable<string>) {
-              text += delta;
-              if (delta) req.onText(delta);
+            for await (const p of reply(s, turns.at(-1)?.content ?? '', options, !!schema)) {
+              if (p.type !== 'text-delta') continue;
+              text += p.delta;
+              if (!schema) req.onText(p.delta);
             }
+            if (constrained) text = fromJsonReply(text);
+            if (schema) req.onText(text);
             return text;
           } catch (e) {
             throw promptError(e, req.signal);
           } finally {
-            s.destroy();
+            s?.destroy();
           }
         },
         dispose: () => base.destroy(),

@@ -29,8 +29,9 @@ export async function loadWasm(
   progress({ phase: 'load', progress: 0.5 });
   const wllama = new Wllama({ default: String(options.wasmUrl) }, { logger: quiet, suppressNativeLog: true });
   const threads = globalThis.crossOriginIsolated === true ? Math.max(1, options.threads ?? Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
-  const onAbort = () => void wllama.exit().catch(() => {});
-  signal.addEventListener('abort', onAbort, { once: true });
+  // Stop ends the worker, which ends the load.
+  const exit = () => void wllama.exit().catch(() => {});
+  signal.addEventListener('abort', exit, { once: true });
   try {
     await wllama.loadModel([blob], {
       n_ctx: model.contextSize ?? 2048,
@@ -39,16 +40,13 @@ export async function loadWasm(
       n_parallel: 1,
       warmup: false,
     });
+    signal.throwIfAborted();
   } catch (e) {
-    void wllama.exit().catch(() => {});
+    exit();
     if (signal.aborted) throw signal.reason;
     throw new Error(`The model could not be loaded: ${(e as Error)?.message || e}`);
   } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-  if (signal.aborted) {
-    void wllama.exit().catch(() => {});
-    throw signal.reason;
+    signal.removeEventListener('abort', exit);
   }
   return {
     async generate(req: GenerateRequest): Promise<string> {
