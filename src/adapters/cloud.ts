@@ -58,8 +58,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
     if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw new AdapterError(p.code as AdapterError['code'], line(p.error));
     return res;
   };
-  return httpAdapter({ ...o, fetch: checked }, {
-    ...cloudIdentity(o),
+  return httpAdapter({ ...o, fetch: checked }, cloudIdentity(o), {
     who,
     headers: () => ({ ...o.headers }),
     checkUrl: o.endpoint,

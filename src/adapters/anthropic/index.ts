@@ -32,8 +32,7 @@ export type AnthropicAdapter = CheckedAdapter;
 export function createAnthropicAdapter(o: AnthropicAdapterOptions): AnthropicAdapter {
   const base = trimBase(o.baseUrl ?? 'https://api.anthropic.com');
   const marker = dataMarker();
-  return httpAdapter(o, {
-    ...anthropicIdentity(o),
+  return httpAdapter(o, anthropicIdentity(o), {
     who: `The Anthropic API at ${base}`,
     headers: () => ({
       'anthropic-version': o.version ?? '2023-06-01',

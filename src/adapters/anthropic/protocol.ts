@@ -112,7 +112,7 @@ export async function* anthropicStep(url: string, body: unknown, post: PostOptio
     const b = blocks[ev.index];
     if (type === 'content_block_start') {
       const c = ev.content_block ?? {};
-      const text = c.type === 'text' ? c.text : c.type === 'thinking' ? c.thinking : '';
+      const text = c.text ?? c.thinking;
       blocks[ev.index] = { ...c, text: typeof text === 'string' ? text : '' };
       if (c.type === 'text' && text) yield { type: 'text-delta', delta: blocks[ev.index].text };
     } else if (type === 'content_block_delta' && b) {

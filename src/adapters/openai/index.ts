@@ -35,8 +35,7 @@ export type OpenAICompatibleAdapter = CheckedAdapter;
 export function createOpenAICompatibleAdapter(o: OpenAICompatibleAdapterOptions): OpenAICompatibleAdapter {
   const base = trimBase(o.baseUrl);
   const marker = dataMarker();
-  return httpAdapter(o, {
-    ...openAIIdentity(o),
+  return httpAdapter(o, openAIIdentity(o), {
     who: `The model server at ${base}`,
     headers: () => ({ ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}), ...o.headers }),
     checkUrl: `${base}/models`,

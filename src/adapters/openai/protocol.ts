@@ -47,8 +47,7 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
       }
     }
     if (calls.length) m.tool_calls = calls;
-    messages.push(m);
-    for (const a of t.answers) messages.push({ role: 'tool', tool_call_id: a.id, content: a.text });
+    messages.push(m, ...t.answers.map((a) => ({ role: 'tool' as const, tool_call_id: a.id, content: a.text })));
   });
   return {
     model: o.model,
@@ -73,36 +72,29 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
   const who = post.who;
   const calls: Assembling[] = [];
   const byIndex: Record<number, Assembling> = {};
+  // Reasoning waits for the next text or the end of the step, and goes out as one part.
   let reasoning = '';
-  let field = 'reasoning_content';
-  let thinkReasoning = '';
+  let field = '';
   let complete = false;
   // Some servers (LM Studio and Ollama with some models, llama-server without a reasoning format)
   // put the model's reasoning in the text as a leading `<think>…</think>` block: split it off.
-  // The text is held while it may still open that block or is inside it.
-  let past = false;
-  let held = '';
-  /** The text to show of a content delta (`end`: the stream is over); the block goes to thinkReasoning. */
-  const split = (delta: string, end?: boolean): string => {
-    if (past) return delta;
-    held += delta;
-    const m = /^\s*<think>([\s\S]*?)(<\/think>\s*|$)/.exec(held);
-    if (!end && (m ? !m[2] : '<think>'.startsWith(held.trimStart()))) return '';
-    past = true;
-    if (!m) return held;
-    thinkReasoning = m[1];
-    return held.slice(m[0].length);
-  };
-  const flush = function* (): Generator<StepPart> {
-    const text = reasoning || thinkReasoning;
-    if (text) yield { type: 'reasoning', text, providerMetadata: { openaiCompatible: { field: reasoning ? field : 'think-tag' } } };
-    reasoning = thinkReasoning = '';
-  };
-  const show = function* (text: string): Generator<StepPart> {
-    if (text) {
-      yield* flush();
-      yield { type: 'text-delta', delta: text };
+  // The text is held while it may still open that block or is inside it; undefined once past it.
+  let held: string | undefined = '';
+  /** A content delta (`end`: the stream is over), with the reasoning before it. */
+  const show = function* (delta: string, end?: boolean): Generator<StepPart> {
+    if (held !== undefined) {
+      held += delta;
+      const m = /^\s*<think>([\s\S]*?)(<\/think>\s*|$)/.exec(held);
+      if (!end && (m ? !m[2] : '<think>'.startsWith(held.trimStart()))) return;
+      // Reasoning the server sent in its own field comes first; a block beside it is dropped.
+      if (m && !reasoning) [reasoning, field] = [m[1], 'think-tag'];
+      delta = m ? held.slice(m[0].length) : held;
+      held = undefined;
     }
+    if (!delta && !end) return;
+    if (reasoning) yield { type: 'reasoning', text: reasoning, providerMetadata: { openaiCompatible: { field } } };
+    reasoning = '';
+    if (delta) yield { type: 'text-delta', delta };
   };
   for await (const e of postEvents(url, body, post)) {
     if (e.data.trim() === '[DONE]') {
@@ -131,16 +123,13 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
         field = f;
       }
     }
-    if (typeof d.content === 'string') yield* show(split(d.content));
+    if (typeof d.content === 'string') yield* show(d.content);
     for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) {
       const index = typeof tc?.index === 'number' ? tc.index : -1;
       const id = typeof tc?.id === 'string' ? tc.id : '';
       let call = byIndex[index] ?? (index < 0 ? calls.at(-1) : undefined);
       // A new id at a known index is a new call: some servers number every call of a batch 0.
-      if (!call || (id && call.id && id !== call.id)) {
-        calls.push((call = { id, name: '', args: '' }));
-        byIndex[index] = call;
-      }
+      if (!call || (id && call.id && id !== call.id)) calls.push((call = byIndex[index] = { id, name: '', args: '' }));
       call.id ||= id;
       const fn = tc.function ?? {};
       if (typeof fn.name === 'string') call.name ||= fn.name;
@@ -152,7 +141,6 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
     if (choice.finish_reason) complete = true;
   }
   if (!complete) throw cutOff(who);
-  yield* show(split('', true));
-  yield* flush();
+  yield* show('', true);
   for (const c of calls) yield { type: 'tool-call', id: c.id, name: c.name, ...parseArguments(c.name, c.args) };
 }

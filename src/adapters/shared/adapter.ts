@@ -5,7 +5,7 @@
 import type { AdapterStatus, AgentAdapter, AgentErrorCode } from '../../chat/types.js';
 import { AdapterError, errorText } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
-import { DEFAULT_TIMEOUT_MS, request, type Fetch, type PostOptions } from './sse.js';
+import { DEFAULT_TIMEOUT_MS, postEvents, type Fetch, type PostOptions } from './sse.js';
 
 /** The options every HTTP adapter takes. */
 export interface HttpOptions {
@@ -17,8 +17,6 @@ export interface HttpOptions {
 }
 
 export interface HttpAdapterSpec {
-  id: string;
-  label: string;
   who: string;
   headers: () => Record<string, string>;
   /** The URL a GET checks the server with. */
@@ -34,9 +32,8 @@ export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
  * or `subscribe()`, never at creation), then `ready` or `unavailable` with the reason. Runs update
  * it: a network failure makes it `unavailable`, a reply makes it `ready` again.
  */
-export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter {
-  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const post = (signal?: AbortSignal, ms = timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs: ms, who: s.who });
+export function httpAdapter(o: HttpOptions, identity: { id: string; label: string }, s: HttpAdapterSpec): CheckedAdapter {
+  const post = (signal?: AbortSignal, timeoutMs = o.timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs, who: s.who });
   const check = o.check !== false;
   let current: AdapterStatus = { state: check ? 'loading' : 'ready' };
   let started = !check;
@@ -46,31 +43,28 @@ export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter 
     for (const l of [...listeners]) l();
   };
   /**
-   * An outcome: no code is a reply, which makes the server ready. Failing to reach it, bad
-   * credentials and a chat switched off (lasting refusals) make it unavailable; any other refusal
-   * says nothing of the server, except to the check (`any`): an answer proves the server is there.
+   * An outcome: no code is a reply. Failing to reach the server, bad credentials and a chat
+   * switched off (lasting refusals) make it unavailable; any other answer, a refusal included,
+   * proves the server is there.
    */
-  const report = (code?: AgentErrorCode, reason = '', any?: boolean): void => {
+  const report = (code?: AgentErrorCode, reason = ''): void => {
     started = true;
     if (code === 'network' || code === 'chat_disabled' || /credentials/.test(reason)) set({ state: 'unavailable', reason });
-    else if ((!code || any) && current.state !== 'ready') set({ state: 'ready' });
+    else if (current.state !== 'ready') set({ state: 'ready' });
   };
   const recheck = async (): Promise<void> => {
     started = true;
     if (!check) return;
     if (current.state !== 'loading') set({ state: 'loading' });
     try {
-      const { res, done } = await request(s.checkUrl, post(undefined, Math.min(timeoutMs, 15_000)));
-      done();
-      await res.body?.cancel();
+      await postEvents(s.checkUrl, undefined, post(undefined, Math.min(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, 15_000))).next();
       report();
     } catch (e) {
-      report(e instanceof AdapterError ? e.code : 'network', errorText(e), true);
+      report(e instanceof AdapterError ? e.code : 'network', errorText(e));
     }
   };
   return {
-    id: s.id,
-    label: s.label,
+    ...identity,
     status: () => (started || void recheck(), current),
     subscribe(listener) {
       listeners.add(listener);
@@ -80,8 +74,9 @@ export function httpAdapter(o: HttpOptions, s: HttpAdapterSpec): CheckedAdapter 
     recheck,
     async *run(req) {
       for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
-        if (part.type === 'step-finish') report();
-        if (part.type === 'error') report(part.code ?? 'network', part.error);
+        // The loop's error parts always carry a code.
+        if (part.type === 'error') report(part.code, part.error);
+        else if (part.type === 'step-finish') report();
         yield part;
       }
     },

@@ -40,21 +40,19 @@ const the = (who: string) => who.replace(/^The /, 'the ');
 export async function httpError(res: Response, who: string, quiet?: boolean): Promise<AdapterError> {
   const status = res.status;
   // `retry-after` is a number of seconds or an HTTP date.
-  const after = res.headers.get('retry-after');
-  const s = after ? (/^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000) : NaN;
+  const after = res.headers.get('retry-after') ?? '';
+  const s = /^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000;
   const wait = s > 0 ? Math.ceil(s) : s <= 0 ? 0 : undefined;
-  let said: unknown = '';
-  if (!quiet) {
-    const body = (said = await res.text().catch(() => ''));
-    try {
-      // `{ error: { message } }`, `{ error: "…" }`, `{ detail: "…" }` or a JSON string.
-      said = JSON.parse(body);
-      said = (said as { error?: unknown }).error ?? said;
-      said = (said as { message?: unknown }).message ?? (said as { detail?: unknown }).detail ?? said;
-    } catch {
-      // Not JSON: the text itself, unless it looks like an HTML error page.
-      if (/^\s*</.test(body)) said = '';
-    }
+  const body = quiet ? '' : await res.text().catch(() => '');
+  let said: unknown = body;
+  try {
+    // `{ error: { message } }`, `{ error: "…" }`, `{ detail: "…" }` or a JSON string.
+    said = JSON.parse(body);
+    said = (said as { error?: unknown }).error ?? said;
+    said = (said as { message?: unknown }).message ?? (said as { detail?: unknown }).detail ?? said;
+  } catch {
+    // Not JSON: the text itself, unless it looks like an HTML error page.
+    if (/^\s*</.test(body)) said = '';
   }
   said = typeof said === 'string' && line(said);
   const [code, what, then = ''] =

@@ -89,11 +89,11 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
   // This step's calls, each with the error that answers it instead when it cannot run.
   let calls: [AgentToolPart, string?][] = [];
   const answer = (part: AgentToolPart, error: string, output?: ToolOutput): AgentStreamPart => {
-    const id = part.id;
     part.state = error.startsWith('Error [cancelled]') ? 'cancelled' : error ? 'error' : 'done';
+    // A failed call keeps its output too: the model reads it as that tool's output (data, when untrusted).
     if (output) part.output = output;
-    if (error) part.error = error;
-    return error ? { type: 'tool-error', id, error } : { type: 'tool-result', id, output: output! };
+    if (error) return { type: 'tool-error', id: part.id, error: (part.error = error) };
+    return { type: 'tool-result', id: part.id, output: output! };
   };
   try {
     for (let n = 1; ; n++) {
@@ -104,7 +104,8 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       yield { type: 'message-start', messageId };
       const tools = req.tools;
       for await (const p of step({ messages, tools, agent: req.agent, instructions: req.agent?.instructions, signal })) {
-        const meta = 'providerMetadata' in p && p.providerMetadata ? { providerMetadata: p.providerMetadata } : {};
+        const { providerMetadata } = p as { providerMetadata?: ProviderMetadata };
+        const meta = providerMetadata && { providerMetadata };
         const last = parts.at(-1);
         if (p.type === 'max-steps') capped = true;
         else if (p.type === 'tool-call') {
@@ -138,11 +139,11 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         if (!error) {
           try {
             output = await req.callTool({ id, name, input });
+            if (output?.isError) error = outputText(output) || 'Error: the tool failed.';
           } catch (e) {
             // callTool never rejects by contract; a broken one still gets its call answered.
-            output = { content: [{ type: 'text', text: `Error: ${errorText(e)}` }], isError: true };
+            error = `Error: ${errorText(e)}`;
           }
-          if (output?.isError) error = outputText(output) || 'Error: the tool failed.';
         }
         yield answer(tool, error, output);
       }

@@ -22,13 +22,13 @@ export interface PostOptions {
 }
 
 /**
- * Fetches `url` (a JSON POST of `body`, or a GET without one) under an idle deadline: the request
- * aborts when `o.signal` aborts or when `arm()` is not called again within the timeout (a stalled
- * server). Resolves to the response when it is ok; throws AdapterError for HTTP errors, network
- * failures and stalls, or the signal's reason on an abort. `fail` maps a later read's failure the
- * same way; `done()` ends the deadline.
+ * Fetches `url` (a JSON POST of `body`, or a GET without one) under an idle deadline and yields
+ * the response's server-sent events; a GET yields none (its headers answer a connection check).
+ * The request aborts when `o.signal` aborts or when the response or its next chunk takes longer
+ * than the timeout (a stalled server). Throws AdapterError for HTTP errors, network failures and
+ * stalls; an abort through `o.signal` ends with the signal's reason.
  */
-export async function request(url: string, o: PostOptions, body?: unknown) {
+export async function* postEvents(url: string, body: unknown, o: PostOptions): AsyncGenerator<EventSourceMessage> {
   const ctl = new AbortController();
   // Aborts for the outer signal or a stall: either way its reason says why.
   const signal = o.signal ? AbortSignal.any([o.signal, ctl.signal]) : ctl.signal;
@@ -38,53 +38,37 @@ export async function request(url: string, o: PostOptions, body?: unknown) {
     clearTimeout(timer);
     timer = setTimeout(() => ctl.abort(networkError(`No answer for ${Math.round(ms / 1000)} s: the server stalled`)), ms);
   };
-  const done = () => clearTimeout(timer);
   const fail = (e: unknown): never => {
     throw signal.aborted ? signal.reason : toAdapterError(e, o.who);
   };
-  arm();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
+    arm();
     const init: RequestInit =
       body === undefined
         ? { headers: o.headers }
         : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body) };
     const res = await (o.fetch ?? fetch)(url, { ...init, signal }).catch(fail);
     if (!res.ok) throw await httpError(res, o.who, o.quiet);
-    return { res, arm, done, fail };
-  } catch (e) {
-    done();
-    throw e;
-  }
-}
-
-/**
- * POSTs `body` as JSON and yields the response's server-sent events. Throws AdapterError for HTTP
- * errors, network failures and stalls; an abort through `signal` ends with the signal's reason.
- */
-export async function* postEvents(url: string, body: unknown, o: PostOptions): AsyncGenerator<EventSourceMessage> {
-  const { res, arm, done, fail } = await request(url, o, body);
-  try {
-    if (!res.body) throw networkError(`${o.who} sent no response body`);
+    reader = res.body?.getReader();
+    if (body === undefined) return;
+    if (!reader) throw networkError(`${o.who} sent no response body`);
     // One read per network chunk, its events parsed at once: the stall timer is re-armed per chunk.
     const queue: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (e) => queue.push(e) });
-    const reader = res.body.getReader();
     // A streaming decoder keeps a character split across network chunks whole.
     const decoder = new TextDecoder();
-    try {
-      for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
-        arm();
-        chunk = await reader.read().catch(fail);
-        // At the end an unterminated event is dropped, as the SSE spec says: the caller notices
-        // the missing end-of-stream event and reports a cut-off reply.
-        parser.feed(decoder.decode(chunk.value, { stream: !chunk.done }));
-        yield* queue.splice(0);
-      }
-    } finally {
-      reader.cancel().catch(() => {});
+    for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
+      arm();
+      chunk = await reader.read().catch(fail);
+      // At the end an unterminated event is dropped, as the SSE spec says: the caller notices
+      // the missing end-of-stream event and reports a cut-off reply.
+      parser.feed(decoder.decode(chunk.value, { stream: !chunk.done }));
+      yield* queue.splice(0);
     }
   } finally {
-    done();
+    clearTimeout(timer);
+    reader?.cancel().catch(() => {});
   }
 }
 
