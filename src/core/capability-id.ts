@@ -23,7 +23,7 @@ export const MAX_CAPABILITY_ID_LENGTH = 256;
 
 const CANONICAL_ID = /^(?:view|domain):[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*$/;
 // Whitespace, controls and the Unicode separators never belong in an id, canonical or not.
-const FORBIDDEN_CHARACTER = /[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060\ufeff]/u;
+const FORBIDDEN_CHARACTER = /[\s\0-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060\ufeff]/u;
 
 function fail(code: CapabilityIdProblem, reason: string): CapabilityIdParse {
   return { ok: false, code, reason };

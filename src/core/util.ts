@@ -21,14 +21,13 @@ export function isSignal(value: unknown): value is AbortSignal {
   }
 }
 
-/** `words` random 32-bit words in base 36, each 7 characters (ids that are hard to guess). */
+/**
+ * `words` random 32-bit words in base 36, each 7 characters (ids that are hard to guess). Every
+ * runtime the package supports (browsers, secure context or not; Node 20) has `getRandomValues`.
+ */
 export function randomId(words: number): string {
-  const values = new Uint32Array(words);
-  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint32Array): Uint32Array } }).crypto;
-  if (c?.getRandomValues) c.getRandomValues(values);
-  else for (let i = 0; i < words; i++) values[i] = Math.floor(Math.random() * 0x100000000);
   let id = '';
-  for (let i = 0; i < words; i++) id += values[i].toString(36).padStart(7, '0');
+  for (const word of crypto.getRandomValues(new Uint32Array(words))) id += word.toString(36).padStart(7, '0');
   return id;
 }
 

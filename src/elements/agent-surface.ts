@@ -44,7 +44,7 @@ import { checkSurface } from './dev-checks.js';
  */
 export class AgentSurfaceElement extends ReactiveElement {
   // A constant: `unsafeCSS` (not the `css` tag) keeps lit's template-checking tag out of the entry.
-  static override styles = unsafeCSS(':host { display: contents; }');
+  static override styles = unsafeCSS(`:host { display: contents; }`);
 
   static override properties = {
     authority: { attribute: false },

@@ -24,7 +24,7 @@ import { instanceIdProblem } from '../core/live-text.js';
  */
 export class AgentViewElement extends ReactiveElement {
   // A constant: `unsafeCSS` (not the `css` tag) keeps lit's template-checking tag out of the entry.
-  static override styles = unsafeCSS(':host { display: contents; }');
+  static override styles = unsafeCSS(`:host { display: contents; }`);
 
   static override properties = {
     name: { reflect: true },

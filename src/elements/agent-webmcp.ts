@@ -40,7 +40,7 @@ export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error' | 'refused';
  */
 export class AgentWebMcpElement extends ReactiveElement {
   // A constant: `unsafeCSS` (not the `css` tag) keeps lit's template-checking tag out of the entry.
-  static override styles = unsafeCSS(':host { display: none; }');
+  static override styles = unsafeCSS(`:host { display: none; }`);
 
   static override properties = {
     scope: {},

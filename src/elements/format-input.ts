@@ -27,58 +27,51 @@ export interface FormatInputOptions {
 
 // Characters that could make the text read differently from what it is: controls, bidi overrides
 // and isolates, zero-width characters, line and paragraph separators.
-const HIDDEN =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+const HIDDEN = /[\0-\x1f\x7f-\x9f\xad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
 
-function reveal(text: string): string {
-  return text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
+/** `text` as a JSON string cut after `max` characters, the hidden characters shown as `\uXXXX`. */
 function quote(text: string, max: number): string {
   const cut = text.length > max;
-  const shown = reveal(JSON.stringify(cut ? text.slice(0, max) : text));
+  const shown = JSON.stringify(cut ? text.slice(0, max) : text).replace(
+    HIDDEN,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return cut ? `${shown} … (${text.length - max} more characters)` : shown;
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function join(path: string, key: string, max: number): string {
-  if (IDENT.test(key)) return path ? `${path}.${key}` : key;
-  return `${path}[${quote(key, max)}]`;
-}
-
 /**
  * Flattens a JSON value into `path: value` lines, depth first, in key order as given. Scalars and
- * empty containers are leaves; strings are shown quoted and escaped, so `"a\nb"` cannot pose as two lines.
+ * empty containers are leaves (but an empty object at the top, which says nothing); strings are
+ * shown quoted and escaped, so `"a\nb"` cannot pose as two lines.
  */
 export function formatInput(input: JsonValue | undefined, options: FormatInputOptions = {}): FormattedInput {
   const maxEntries = options.maxEntries ?? 50;
-  const maxString = options.maxStringLength ?? 400;
+  const max = options.maxStringLength ?? 400;
   const entries: FormattedEntry[] = [];
   let omitted = 0;
 
-  const add = (path: string, value: string) => {
-    if (entries.length < maxEntries) entries.push({ path, value });
-    else omitted += 1;
-  };
-
   const walk = (value: JsonValue | undefined, path: string, depth: number): void => {
     if (value === undefined) return;
+    let shown: string | undefined;
     if (value === null || typeof value !== 'object') {
-      add(path, typeof value === 'string' ? quote(value, maxString) : String(value));
+      shown = typeof value === 'string' ? quote(value, max) : String(value);
     } else if (depth > 32) {
-      add(path, '…');
-    } else if (Array.isArray(value)) {
-      if (value.length === 0) add(path, '[]');
-      value.forEach((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+      shown = '…';
     } else {
+      // An array's keys are its indexes, in order.
+      const list = Array.isArray(value);
       const keys = Object.keys(value);
-      if (keys.length === 0) {
-        if (path) add(path, '{}');
-        return;
+      if (!keys.length && (list || path)) shown = list ? '[]' : '{}';
+      for (const key of keys) {
+        const at = list ? `${path}[${key}]` : IDENT.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${quote(key, max)}]`;
+        walk((value as Record<string, JsonValue>)[key], at, depth + 1);
       }
-      for (const key of keys) walk(value[key], join(path, key, maxString), depth + 1);
     }
+    if (shown === undefined) return;
+    if (entries.length < maxEntries) entries.push({ path, value: shown });
+    else omitted++;
   };
   walk(input, '', 0);
   return { entries, omitted };
@@ -86,11 +79,11 @@ export function formatInput(input: JsonValue | undefined, options: FormatInputOp
 
 /** `m:ss` (or `h:mm:ss`) until a deadline; `0:00` once passed. */
 export function formatRemaining(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
   const two = (n: number) => String(n).padStart(2, '0');
-  return h ? `${h}:${two(m)}:${two(total % 60)}` : `${m}:${two(total % 60)}`;
+  return `${h ? `${h}:${two(m)}` : m}:${two(s % 60)}`;
 }
 
 const EFFECTS: Record<CapabilityEffect, string> = {

@@ -2,7 +2,9 @@
  * The ToolSource's errors as data: `ToolSourceError` and the `ok: false` result built from one,
  * shared by the source (source.ts) and the engine it loads (source-engine.ts).
  */
-import type { AgentRetry, JsonObject } from '../core/types.js';
+import { errorPayload } from '../core/errors.js';
+import { toToolResult } from '../core/tool-result.js';
+import type { AgentErrorCode, AgentRetry, InvocationFailure, JsonObject } from '../core/types.js';
 import type { ToolSourceErrorCode, ToolSourceErrorPayload, ToolSourceResult, WebMcpSourceOptions } from './types.js';
 
 // Every other code (UNSUPPORTED_WEBMCP, EXECUTION_FAILED, CANCELLED, DISPOSED) is retry "no".
@@ -30,16 +32,16 @@ export class ToolSourceError extends Error {
   }
 
   toPayload(): ToolSourceErrorPayload {
-    const { code, message, retry, details } = this;
-    return details !== undefined ? { code, message, retry, details } : { code, message, retry };
+    // The registry's payload shape: { code, message, retry, details? }.
+    return errorPayload(this.code as AgentErrorCode, this.message, this.details, this.retry) as ToolSourceErrorPayload;
   }
 }
 
 /** An `ok: false` result whose MCP content carries the error payload. */
 export function failed(code: ToolSourceErrorCode, message: string, details?: JsonObject): ToolSourceResult {
   const error = new ToolSourceError(code, message, details).toPayload();
-  const body = { ...error } as JsonObject;
-  return { ok: false, code, error, result: { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, structuredContent: { error: body } } };
+  // The MCP shape a registry call's failure has (toToolResult copies the payload).
+  return { ok: false, code, error, result: toToolResult({ ok: false, error } as unknown as InvocationFailure) };
 }
 
 /** Options that are not an object are a programmer mistake: say so at construction. */
