@@ -47,6 +47,9 @@ export class AgentViewElement extends ReactiveElement {
   #asked = 0;
   /** Constructed in place around children that may already be running (an upgrade). */
   #upgraded = this.isConnected;
+  /** The `name` and `instance` the last refresh saw. */
+  #sawName: string | undefined;
+  #sawInstance: string | undefined;
 
   constructor() {
     super();
@@ -94,9 +97,10 @@ export class AgentViewElement extends ReactiveElement {
   }
 
   // `name` and `instance` are its only properties; other updates (context arrivals, which refresh
-  // in their callback) find nothing new.
+  // in their callback) find nothing new, and neither does the first update of a view whose
+  // attributes were read before it connected (it refreshed on connecting).
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.size) this.#refresh();
+    if (changed.size && (this.name !== this.#sawName || this.instance !== this.#sawInstance)) this.#refresh();
   }
 
   protected override createRenderRoot(): HTMLElement | DocumentFragment {
@@ -119,8 +123,8 @@ export class AgentViewElement extends ReactiveElement {
   // Runs synchronously on connect so children that connect right after see the right context.
   #refresh(): void {
     if (this.#connecting) return;
-    const name = this.name;
-    const instance = this.instance || undefined;
+    const name = (this.#sawName = this.name);
+    const instance = (this.#sawInstance = this.instance) || undefined;
     const connected = this.isConnected;
     if (connected && name) this.#ask(this.#parent, 1);
     const parent = connected && name ? this.#parent.value : undefined;

@@ -164,6 +164,8 @@ export function updateCapability(s: CapabilityRecord): void {
   }
   const doc = el.ownerDocument;
   let contract = el.contract;
+  // The contract's JSON, for the key that tells a real change.
+  let json: string | undefined;
   if (doc.readyState === 'loading' && !contract) {
     // Still being parsed: the schema scripts may not be here yet. Register once they all are.
     releaseLater(s);
@@ -185,13 +187,14 @@ export function updateCapability(s: CapabilityRecord): void {
       });
       return;
     }
-    contract = built.contract;
+    ({ contract, json } = built);
   }
 
   if (DEV_MODE) checkBehaviour(el, contract.kind, el.handler, el.read);
   const token = el.getAttribute('token');
   const instanceId = view?.instance;
-  const key = JSON.stringify([contract, token, instanceId ?? null]);
+  // What `JSON.stringify([contract, token, instanceId ?? null])` gives, without serializing a contract read from markup again.
+  const key = `[${json ?? JSON.stringify(contract)},${JSON.stringify(token)},${JSON.stringify(instanceId ?? null)}]`;
   const state: CapabilityState = { available: !el.hasAttribute('unavailable') };
   const reason = el.getAttribute('unavailable');
   if (reason) state.unavailableReason = reason;

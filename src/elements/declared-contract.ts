@@ -8,32 +8,59 @@ import {
   contractFromDeclaration,
   schemaTextsFromScripts,
   type CapabilityDeclaration,
-  type DeclarationResult,
+  type SchemaScriptInfo,
 } from '../core/declaration.js';
+import type { CapabilityContract } from '../core/types.js';
+import { deepFreeze, remember } from '../core/util.js';
 
 // Every contract attribute with its camelCase field (`timeout-ms` → timeoutMs), worked out once
 // rather than for each element.
 const FIELDS = CONTRACT_ATTRIBUTES.map((name) => [name, name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())] as const);
 
-export function declaredContract(element: Element, placementView: string | null): DeclarationResult {
-  const attr = (name: string) => element.getAttribute(name);
-  // The element's own `<script>` children (what `:scope > script` selects), without a selector query.
-  const scripts = [];
-  for (const child of element.children) {
+/** A contract read from markup, deep-frozen (elements with the same markup share it), and its JSON. */
+export type DeclaredContract = { ok: true; contract: CapabilityContract; json: string } | { ok: false; problems: string[] };
+
+/**
+ * Contracts already read, by everything they were read from. A repeated view (a table of a thousand
+ * rows) declares one contract a thousand times: the rules run once, not once per row. Bounded, and
+ * markup whose inputs are large is read each time rather than kept.
+ */
+const read = new Map<string, DeclaredContract & { ok: true }>();
+const MEMO_ENTRIES = 256;
+const MEMO_KEY_CHARS = 16_384;
+
+export function declaredContract(element: Element, placementView: string | null): DeclaredContract {
+  // What the result depends on, and nothing else: the placement, each contract attribute as written,
+  // and the element's own `<script>` children (what `:scope > script` selects, without a selector
+  // query; walked by sibling, which is cheaper than iterating `children`).
+  const inputs: (string | null)[] = [placementView];
+  for (const [name] of FIELDS) inputs.push(element.getAttribute(name));
+  const scripts: SchemaScriptInfo[] = [];
+  for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
     if (child.localName === 'script') {
-      scripts.push({ type: child.getAttribute('type'), dataSchema: child.getAttribute('data-schema'), text: child.textContent ?? '' });
+      const script = { type: child.getAttribute('type'), dataSchema: child.getAttribute('data-schema'), text: child.textContent ?? '' };
+      scripts.push(script);
+      inputs.push(script.type, script.dataSchema, script.text);
     }
   }
-  const texts = schemaTextsFromScripts(scripts, attr('name'));
+  const key = JSON.stringify(inputs);
+  const known = read.get(key);
+  if (known) return known;
+
+  const texts = schemaTextsFromScripts(scripts, element.getAttribute('name'));
   // Every contract attribute by its camelCase field; `untrusted-output` is a flag.
   const declaration: Record<string, unknown> = {
     placementView,
     inputSchemaText: texts.inputSchemaText,
     outputSchemaText: texts.outputSchemaText,
   };
-  for (const [name, field] of FIELDS) declaration[field] = attr(name);
+  FIELDS.forEach(([, field], i) => (declaration[field] = inputs[i + 1]));
   declaration.untrustedOutput = element.hasAttribute('untrusted-output');
   const result = contractFromDeclaration(declaration as unknown as CapabilityDeclaration);
   const problems = [...texts.problems, ...(result.ok ? [] : result.problems)];
-  return problems.length || !result.ok ? { ok: false, problems } : result;
+  if (problems.length || !result.ok) return { ok: false, problems };
+  // Frozen: every element with this markup, and whatever authority admits it, sees the same object.
+  const declared = { ok: true as const, contract: deepFreeze(result.contract), json: JSON.stringify(result.contract) };
+  if (key.length <= MEMO_KEY_CHARS) remember(read, key, declared, MEMO_ENTRIES);
+  return declared;
 }

@@ -6,7 +6,8 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import { devAuthority } from '../../src/core/authority.js';
 import '../../src/elements/index.js';
-import type { AgentCapabilityElement, AgentSurfaceElement } from '../../src/elements/index.js';
+import type { AgentSurfaceAuthority, CapabilityContract } from '../../src/core/types.js';
+import type { AgentCapabilityElement, AgentCapabilityRefusedEvent, AgentSurfaceElement } from '../../src/elements/index.js';
 import { compiledAuthority, settle, spyConsole, tokenOf, visibleIds } from './helpers.js';
 
 const ROWS = 600;
@@ -106,6 +107,40 @@ describe('repeated views: a table of row views', () => {
     expect(third.filter((c) => c.registrationId !== undefined)).to.have.length(0);
     expect(visibleIds(registry)).to.deep.equal([]);
     expect(error.messages).to.deep.equal([]);
+  });
+
+  it('reads the contract of rows with the same markup once, frozen, and a row whose markup changes registers what it now declares, alone', async () => {
+    const compiled = compiledAuthority();
+    const admitted: CapabilityContract[] = [];
+    const authority: AgentSurfaceAuthority = { ...compiled, admit: (contract, token) => (admitted.push(contract), compiled.admit(contract, token)) };
+    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface></agent-surface>`);
+    surface.authority = authority;
+    const table = document.createElement('table');
+    table.append(rows(3));
+    surface.append(table);
+    await surface.ready;
+    expect(visibleIds(surface.registry)).to.deep.equal(ids(3));
+    // One object for the three rows, which no authority (or anything it hands it to) can change for the next row.
+    expect(admitted).to.have.length(3);
+    expect(admitted[1]).to.equal(admitted[0]);
+    expect(admitted[2]).to.equal(admitted[0]);
+    expect(Object.isFrozen(admitted[0]) && Object.isFrozen(admitted[0]!.inputSchema)).to.equal(true);
+    expect(() => ((admitted[0] as { description: string }).description = 'Something else.')).to.throw(TypeError);
+
+    // The second row's schema changes: it alone is read again, and the build did not authorize that.
+    const [, second] = capabilitiesIn(table);
+    const refused = new Promise<AgentCapabilityRefusedEvent>((go) => second!.addEventListener('agent-capability-refused', go, { once: true }));
+    second!.querySelector('script')!.textContent = '{"type":"object","additionalProperties":false}';
+    expect((await refused).detail.error.details?.reason).to.equal('contract-differs');
+    await surface.ready;
+    expect(second!.registrationId).to.equal(undefined);
+    expect(visibleIds(surface.registry)).to.deep.equal(ids(3).filter((id) => !id.endsWith('@d1')));
+    // Back to the markup the build saw: it registers again, with the contract the other rows share.
+    second!.querySelector('script')!.textContent = SCHEMA;
+    await surface.ready;
+    expect(visibleIds(surface.registry)).to.deep.equal(ids(3));
+    expect(admitted.at(-1)).to.equal(admitted[0]);
+    expect(error.messages.filter((m) => m.includes('UNAUTHORIZED_CONTRACT'))).to.have.length(1);
   });
 
   it('registers rows that a component renders into its own shadow root', async () => {
