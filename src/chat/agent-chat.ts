@@ -68,7 +68,9 @@ function formatBytes(bytes: number | undefined): string {
   return `${Math.max(1, Math.round(bytes / 1e3))} KB`;
 }
 
-const percent = (p: number) => `${Math.round(Math.min(1, Math.max(0, p)) * 100)}%`;
+/** A progress from the adapter, 0 to 1 whatever it sent (NaN or a string must not break the <progress>). */
+const unit = (p: number) => (p > 0 ? Math.min(1, p) : 0);
+const percent = (p: number) => `${Math.round(unit(p) * 100)}%`;
 
 function storageOf(persist: string | undefined): Storage | undefined {
   try {
@@ -360,7 +362,8 @@ export class AgentChatElement extends LitElement {
   #models(adapter: AgentAdapter | undefined): readonly ModelChoice[] {
     try {
       const list = adapter?.models?.();
-      return Array.isArray(list) ? list : [];
+      // Only entries the picker can use: an adapter's null or id-less entry must not break the render.
+      return Array.isArray(list) ? list.filter((m) => typeof m?.id === 'string') : [];
     } catch {
       return [];
     }
@@ -997,7 +1000,7 @@ export class AgentChatElement extends LitElement {
       case 'downloading':
         return html`<div class="status" part="status" data-state="downloading">
           <p id="progress-label">Downloading the model… ${percent(status.progress)}</p>
-          <progress aria-labelledby="progress-label" max="1" .value=${Math.min(1, Math.max(0, status.progress || 0))}></progress>
+          <progress aria-labelledby="progress-label" max="1" .value=${unit(status.progress)}></progress>
           ${preparing ? prepareButton('Cancel') : nothing}
         </div>`;
       case 'loading':
@@ -1005,7 +1008,7 @@ export class AgentChatElement extends LitElement {
           ? html`<div class="status" part="status" data-state="loading"><p>${status.note || 'Checking the connection to the agent…'}</p></div>`
           : html`<div class="status" part="status" data-state="loading">
               <p id="progress-label">Loading the model from this device… ${percent(status.progress)}</p>
-              <progress aria-labelledby="progress-label" max="1" .value=${Math.min(1, Math.max(0, status.progress))}></progress>
+              <progress aria-labelledby="progress-label" max="1" .value=${unit(status.progress)}></progress>
               ${preparing ? prepareButton('Cancel') : nothing}
             </div>`;
       case 'error':

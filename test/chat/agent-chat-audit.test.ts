@@ -7,7 +7,7 @@ import { waitUntil } from '../until.js';
 import { createScriptedAdapter } from '../../src/chat/index.js';
 import '../../src/chat/index.js';
 import { conversationKey } from '../../src/chat/agent-chat.js';
-import type { AgentChatElement } from '../../src/chat/index.js';
+import type { AgentAdapter, AgentChatElement } from '../../src/chat/index.js';
 import { createLocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalEngine } from '../../src/adapters/local/types.js';
 
@@ -80,6 +80,70 @@ describe('<agent-chat persist>: storage keys', () => {
         if (!/^adapter~*$/.test(x)) expect(conversationKey(x)).to.equal(`agent-chat:${x || 'chat'}`);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('<agent-chat>: an adapter that reports garbage', () => {
+  it('a NaN progress reads 0%; null entries in models() are left out of the picker', async () => {
+    const adapter = {
+      id: 'g',
+      label: 'G',
+      status: () => ({ state: 'loading', progress: NaN }),
+      models: () => [null, { id: 'a', label: 'A', brief: 'First.' }, { id: 'b', label: 'B', brief: 'Second.' }],
+      selectModel: async () => {},
+      async *run() {},
+    } as unknown as AgentAdapter;
+    const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
+    expect(chat.shadowRoot!.querySelector('[part~="status"]')!.textContent).to.contain('0%');
+    expect(chat.shadowRoot!.querySelector('progress')!.value).to.equal(0);
+    expect(chat.shadowRoot!.querySelectorAll('[part~="models"] input[type="radio"]').length).to.equal(2);
+  });
+
+  it('fast-check: any status() and models() value renders (the render never throws, progress is never "NaN%"); the composer opens only when ready', async () => {
+    let status: unknown = { state: 'ready' };
+    let models: unknown = [];
+    const listeners = new Set<() => void>();
+    const adapter = {
+      id: 'garbage',
+      label: 'Garbage',
+      status: () => status,
+      models: () => models,
+      selectModel: async () => {},
+      prepare: async () => {},
+      subscribe: (l: () => void) => (listeners.add(l), () => listeners.delete(l)),
+      async *run() {},
+    } as unknown as AgentAdapter;
+    const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
+    const junk = fc.oneof(fc.constantFrom(NaN, Infinity, -1, 2, '0.5', null, undefined, {}, [], 'text', true), fc.double(), fc.string({ maxLength: 5 }));
+    const statusArb = fc.oneof(
+      fc.record(
+        { state: fc.constantFrom('ready', 'unavailable', 'needs-download', 'downloading', 'loading', 'error', 'other'), progress: junk, bytes: junk, reason: junk, note: junk, error: junk },
+        { requiredKeys: ['state'] },
+      ),
+      junk,
+    );
+    const choice = fc.oneof(
+      fc.record({ id: junk, label: junk, brief: junk, bytes: junk, cached: junk, recommended: junk, selected: junk }, { requiredKeys: [] }),
+      junk,
+    );
+    const modelsArb = fc.oneof(fc.array(choice, { maxLength: 3 }), junk);
+    await fc.assert(
+      fc.asyncProperty(statusArb, modelsArb, async (s, m) => {
+        status = s;
+        models = m;
+        for (const l of listeners) l();
+        await chat.updateComplete;
+        // The status card's own words and figures (the adapter's texts are shown as they came).
+        const card = chat.shadowRoot!.querySelector('[part~="status"]');
+        if (card && typeof (s as { state?: unknown }).state !== 'string') expect.fail('a card for no status');
+        expect(card?.querySelector('progress, p[id]')?.textContent ?? '').to.not.contain('NaN');
+        // A status() that answers no status at all counts as none (always ready, as the seed says of a missing one).
+        const state = s && typeof s === 'object' ? (s as { state?: unknown }).state : undefined;
+        const ready = typeof state !== 'string' || state === 'ready';
+        expect(chat.shadowRoot!.querySelector('textarea')!.disabled).to.equal(!ready);
+      }),
+      { numRuns: 300 },
     );
   });
 });
