@@ -123,7 +123,7 @@ export async function* anthropicStep(url: string, body: unknown, post: PostOptio
         b.text += piece;
         if (b.type === 'text' && piece) yield { type: 'text-delta', delta: piece };
         if (b.text.length > 1_000_000 && b.type === 'tool_use') throw networkError(`${who} sent tool input over 1 MB`);
-      } else if (typeof d.signature === 'string') b.signature = (typeof b.signature === 'string' ? b.signature : '') + d.signature;
+      } else if (typeof d.signature === 'string') b.signature = String(b.signature ?? '') + d.signature;
     } else if (type === 'content_block_stop' && b) {
       delete blocks[ev.index];
       if (b.type === 'thinking') yield { type: 'reasoning', text: b.text, providerMetadata: { anthropic: b.signature ? { signature: b.signature } : {} } };
