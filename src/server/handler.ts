@@ -16,6 +16,7 @@ import { dataMarker, toTurns } from '../adapters/shared/history.js';
 import { DEFAULT_MAX_STEPS, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
 import type { Fetch, PostOptions } from '../adapters/shared/sse.js';
 import type { AgentErrorCode, AgentMessage, AgentStreamPart, ToolDescriptor, ToolOutput } from '../chat/types.js';
+import { compileScope } from '../core/scope.js';
 import { decodeWireName } from '../core/wire-names.js';
 
 interface ProviderCommon {
@@ -38,7 +39,7 @@ export interface ChatAgentConfig {
   instructions: string;
   /** Model steps per run, capped by `limits.maxSteps`. */
   maxSteps?: number;
-  /** Only tools whose wire name is listed or whose capability id starts with a listed prefix. */
+  /** Only tools whose wire name is listed or whose capability id is inside a listed prefix (whole segments), as `defineWebAgent`'s `tools`. */
   tools?: readonly string[];
   /** Overrides the provider's model for this agent. */
   model?: string;
@@ -353,8 +354,16 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (typeof messages === 'string') return refuse('bad_request', `Bad messages: ${messages}.`);
       let tools = checkTools(body.tools, limits.maxTools ?? 128);
       if (typeof tools === 'string') return refuse('bad_request', `Bad tools: ${tools}.`);
-      if (agent.tools)
-        tools = tools.filter((t) => agent.tools!.some((f) => f === t.name || (decodeWireName(t.name) ?? '').startsWith(f)));
+      if (agent.tools) {
+        // The same rule as the page's own filter (defineWebAgent's `tools`): a wire name, or a
+        // capability id prefix by whole segments, plane optional ("devices" keeps domain:devices.*).
+        const names = new Set(agent.tools);
+        const scope = compileScope(agent.tools);
+        tools = tools.filter((t) => {
+          const id = decodeWireName(t.name);
+          return names.has(t.name) || (id !== undefined && !!scope?.(id));
+        });
+      }
 
       const taken = stepsTaken(messages);
       const maxSteps = Math.min(agent.maxSteps ?? DEFAULT_MAX_STEPS, limits.maxSteps ?? DEFAULT_MAX_STEPS);
