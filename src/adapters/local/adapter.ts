@@ -42,7 +42,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     custom: typeof engine === 'object' ? engine : undefined,
     wasm: entries.some((e) => e.kind === 'wasm') ? wasmEngine({ ...wasm!, cacheName: options.cacheName, fetch: options.fetch }) : undefined,
     // The Prompt API's check is a call on `LanguageModel`; its session code loads on first use.
-    'prompt-api': lm && { check: () => promptApiAvailability(lm), load: async (model, o) => (await later()).promptApiEngine(lm).load(model, o) },
+    'prompt-api': lm && { check: () => promptApiAvailability(lm), load: async (_, o) => (await later()).loadPromptApi(lm, o) },
     webgpu: (globalThis.navigator as { gpu?: unknown })?.gpu ? webgpu : undefined,
   };
 
@@ -123,9 +123,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     if (session) return Promise.resolve();
     return (preparing ??= (async () => {
       await ensureChecked();
-      const target = selected;
+      // No model (or the chosen one gone unavailable) is `unavailable`, with its reason.
       const s = status();
-      if (!target || s.state === 'unavailable') throw new Error(s.state === 'unavailable' ? s.reason : '');
+      if (s.state === 'unavailable') throw new Error(s.reason);
+      const target = selected!;
       const c = target.check!;
       const onDisk = c.state === 'cached';
       try {
@@ -198,9 +199,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       if (!session) {
         const s = status();
         if (s.state === 'needs-download') return yield { type: 'error', error: 'The model is not on this device yet: download it first.' };
-        if (s.state === 'unavailable' || s.state === 'error') return yield { type: 'error', error: s.state === 'error' ? s.error : s.reason };
+        if (s.state === 'error') return yield { type: 'error', error: s.error };
         try {
-          // On disk already (or being prepared): a load, no download.
+          // On disk already (or being prepared): a load, no download; nothing to run here is prepare's error.
           await prepare(req.signal);
         } catch (e) {
           return yield req.signal.aborted ? { type: 'finish', reason: 'aborted' } : { type: 'error', error: words(e) };

@@ -6,5 +6,5 @@
  * with the first GGUF model, and never for Chrome's built-in model.
  */
 export { loadWasm } from './engines/wllama.js';
-export { promptApiEngine } from './engines/prompt-api.js';
+export { loadPromptApi } from './engines/prompt-api.js';
 export { steps } from './steps.js';

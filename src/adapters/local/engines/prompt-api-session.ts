@@ -38,17 +38,6 @@ export const TOOL_LANGUAGES = {
 };
 
 /**
- * An object whose members report when they are read. The getters are not enumerable: only code
- * that asks for a member by name (as Web IDL's dictionary conversion does) reads them, not a copy,
- * a spread or `JSON.stringify`.
- */
-function watched(values: Record<string, unknown>, read: Set<string>, prefix = ''): object {
-  const o = {};
-  for (const [k, v] of Object.entries(values)) Object.defineProperty(o, k, { get: () => (read.add(prefix + k), v) });
-  return o;
-}
-
-/**
  * The two published designs of the Prompt API's native tools:
  * - `execute`: the spec draft's `LanguageModelTool { name, description, inputSchema, execute }`;
  *   the browser calls `execute` and hands the result to the model itself.
@@ -72,17 +61,22 @@ export interface ToolProbe {
  * calls tools itself. The `declared` design also needs the response classes it answers with.
  */
 export async function probeTools(lm: LanguageModelLike): Promise<ToolProbe> {
+  // A tool whose members report when they are read. The getters are not enumerable: only code that
+  // asks for a member by name (as Web IDL's dictionary conversion does) reads them, not a copy, a
+  // spread or `JSON.stringify`.
   const read = new Set<string>();
-  const tool = watched({ name: 'probe', description: 'Feature detection.', inputSchema: { type: 'object', properties: {} }, execute: async () => '' }, read, 'tool.');
+  const tool = {};
+  for (const [k, v] of Object.entries({ name: 'probe', description: 'Feature detection.', inputSchema: { type: 'object', properties: {} }, execute: async () => '' }))
+    Object.defineProperty(tool, k, { get: () => (read.add(k), v) });
   let availability: string | undefined;
   try {
-    availability = await lm.availability(watched({ ...TOOL_LANGUAGES, tools: [tool] }, read) as Record<string, unknown>);
+    availability = await lm.availability({ ...TOOL_LANGUAGES, tools: [tool] });
   } catch {
     // A browser that refuses the tool types cannot use tools natively.
   }
   const g = globalThis as Record<string, unknown>;
   const classes = ['LanguageModelToolCall', 'LanguageModelToolSuccess', 'LanguageModelToolError'].every((n) => typeof g[n] === 'function');
-  const design = read.has('tool.execute') ? 'execute' : read.has('tool.inputSchema') && classes ? 'declared' : undefined;
+  const design = read.has('execute') ? 'execute' : read.has('inputSchema') && classes ? 'declared' : undefined;
   return { design, availability };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { ToolDescriptor } from '../../../chat/types.js';
 import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
-import { LANGUAGES, promptApiAvailability } from '../detect.js';
+import { LANGUAGES } from '../detect.js';
 import { probeTools, promptError, reply } from './prompt-api-session.js';
 import { declaredLoop, executeLoop } from './prompt-api-tools.js';
 import { steps } from '../steps.js';
@@ -51,75 +51,71 @@ export function fromJsonReply(json: string): string {
   return `${CALL_OPEN}\n${json}`;
 }
 
-export function promptApiEngine(lm: LanguageModelLike): LocalEngine {
-  return {
-    check: () => promptApiAvailability(lm),
-    async load(_model, { signal, progress }): Promise<LocalSession> {
-      // Creating the first session is what downloads the model; it stays open so the browser keeps it loaded.
-      let base: LanguageModelSessionLike;
-      try {
-        base = await lm.create({
-          ...LANGUAGES,
-          signal,
-          monitor(m: EventTarget) {
-            m.addEventListener('downloadprogress', (e) => {
-              const { loaded = 0, total = 1 } = e as Event & { loaded?: number; total?: number };
-              // The current API reports 0..1; early builds reported bytes with a total.
-              progress({ phase: 'download', progress: total > 1 ? loaded / total : loaded });
-            });
-          },
+/** Chrome's built-in model as a session (the adapter checks `availability()` itself, at once). */
+export async function loadPromptApi(lm: LanguageModelLike, { signal, progress }: Parameters<LocalEngine['load']>[1]): Promise<LocalSession> {
+  // Creating the first session is what downloads the model; it stays open so the browser keeps it loaded.
+  let base: LanguageModelSessionLike;
+  try {
+    base = await lm.create({
+      ...LANGUAGES,
+      signal,
+      monitor(m: EventTarget) {
+        m.addEventListener('downloadprogress', (e) => {
+          const { loaded = 0, total = 1 } = e as Event & { loaded?: number; total?: number };
+          // The current API reports 0..1; early builds reported bytes with a total.
+          progress({ phase: 'download', progress: total > 1 ? loaded / total : loaded });
         });
+      },
+    });
+  } catch (e) {
+    if (signal.aborted) throw signal.reason;
+    const name = (e as DOMException)?.name;
+    if (name === 'QuotaExceededError') throw new Error("Not enough disk space for Chrome's built-in model.");
+    if (name === 'NotAllowedError') throw new Error("Chrome needs a click on the page before it downloads its built-in model.");
+    throw new Error(`Chrome's built-in model could not start (${(e as Error)?.message || e}).`);
+  }
+  const probe = await probeTools(lm);
+  // Which native tool design runs; none once the browser has refused it (for this and later runs).
+  let native = probe.availability !== 'unavailable' ? probe.design : undefined;
+  const session: LocalSession = {
+    async generate(req: GenerateRequest): Promise<string> {
+      const turns = req.turns;
+      let s: LanguageModelSessionLike | undefined;
+      try {
+        s = await lm.create({ ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
+        const schema = responseSchema(req.tools, req.toolChoice);
+        const options = { signal: req.signal };
+        // A browser that does not know `responseConstraint` ignores it and writes free text,
+        // in the prompt format the system turn describes: read as such, not as JSON.
+        let constrained = false;
+        if (schema) Object.defineProperty(options, 'responseConstraint', { get: () => ((constrained = true), schema) });
+        // A JSON reply is shown only once it is whole (as text, or as a call).
+        let text = '';
+        for await (const p of reply(s, turns.at(-1)?.content ?? '', options, !!schema)) {
+          if (p.type !== 'text-delta') continue;
+          text += p.delta;
+          if (!schema) req.onText(p.delta);
+        }
+        if (constrained) text = fromJsonReply(text);
+        if (schema) req.onText(text);
+        return text;
       } catch (e) {
-        if (signal.aborted) throw signal.reason;
-        const name = (e as DOMException)?.name;
-        if (name === 'QuotaExceededError') throw new Error("Not enough disk space for Chrome's built-in model.");
-        if (name === 'NotAllowedError') throw new Error("Chrome needs a click on the page before it downloads its built-in model.");
-        throw new Error(`Chrome's built-in model could not start (${(e as Error)?.message || e}).`);
+        throw promptError(e, req.signal);
+      } finally {
+        s?.destroy();
       }
-      const probe = await probeTools(lm);
-      // Which native tool design runs; none once the browser has refused it (for this and later runs).
-      let native = probe.availability !== 'unavailable' ? probe.design : undefined;
-      const session: LocalSession = {
-        async generate(req: GenerateRequest): Promise<string> {
-          const turns = req.turns;
-          let s: LanguageModelSessionLike | undefined;
-          try {
-            s = await lm.create({ ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
-            const schema = responseSchema(req.tools, req.toolChoice);
-            const options = { signal: req.signal };
-            // A browser that does not know `responseConstraint` ignores it and writes free text,
-            // in the prompt format the system turn describes: read as such, not as JSON.
-            let constrained = false;
-            if (schema) Object.defineProperty(options, 'responseConstraint', { get: () => ((constrained = true), schema) });
-            // A JSON reply is shown only once it is whole (as text, or as a call).
-            let text = '';
-            for await (const p of reply(s, turns.at(-1)?.content ?? '', options, !!schema)) {
-              if (p.type !== 'text-delta') continue;
-              text += p.delta;
-              if (!schema) req.onText(p.delta);
-            }
-            if (constrained) text = fromJsonReply(text);
-            if (schema) req.onText(text);
-            return text;
-          } catch (e) {
-            throw promptError(e, req.signal);
-          } finally {
-            s?.destroy();
-          }
-        },
-        dispose: () => base.destroy(),
-      };
-      if (native) {
-        const refused = (e: unknown) => {
-          if (!native) return;
-          native = undefined;
-          console.warn(`Chrome's built-in model refused its native tools (${(e as Error)?.name}: ${(e as Error)?.message}); tool calls use the <tool_call> prompt format from now on.`);
-        };
-        // The browser's loop cannot be made to call a tool: a forced first call takes the prompt format.
-        session.run = (req, options, marker) =>
-          !native || options.toolChoice === 'required' ? steps(req, session, options, marker) : (native === 'execute' ? executeLoop : declaredLoop)(lm, req, options, marker, { generate: session.generate, refused });
-      }
-      return session;
     },
+    dispose: () => base.destroy(),
   };
+  if (native) {
+    const refused = (e: unknown) => {
+      if (!native) return;
+      native = undefined;
+      console.warn(`Chrome's built-in model refused its native tools (${(e as Error)?.name}: ${(e as Error)?.message}); tool calls use the <tool_call> prompt format from now on.`);
+    };
+    // The browser's loop cannot be made to call a tool: a forced first call takes the prompt format.
+    session.run = (req, options, marker) =>
+      !native || options.toolChoice === 'required' ? steps(req, session, options, marker) : (native === 'execute' ? executeLoop : declaredLoop)(lm, req, options, marker, { generate: session.generate, refused });
+  }
+  return session;
 }
