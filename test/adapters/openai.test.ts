@@ -351,6 +351,13 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.equal(r.last?.type === 'error' && r.last.code, 'network');
   });
 
+  it('a reply without a body (a fetch that gives none) → network, cut off', async () => {
+    const r = await runAdapter(adapter({ fetch: async () => new Response(null, { status: 200 }) }));
+    assert.equal(assertContract(r.parts), undefined);
+    assert.equal(r.last?.type === 'error' && r.last.code, 'network');
+    assert.match(r.last?.type === 'error' ? r.last.error : '', /closed before the reply finished/);
+  });
+
   it('Stop aborts the request: finish aborted, and the server sees the connection close', async () => {
     let closed!: () => void;
     const sawClose = new Promise<void>((resolve) => (closed = resolve));

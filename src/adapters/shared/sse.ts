@@ -3,7 +3,7 @@
  * parsed by `eventsource-parser`.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { httpError, networkError, toAdapterError } from './errors.js';
+import { cutOff, httpError, networkError, toAdapterError } from './errors.js';
 
 export type Fetch = typeof fetch;
 
@@ -52,7 +52,8 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     if (!res.ok) throw await httpError(res, o.who, o.quiet);
     reader = res.body?.getReader();
     if (body === undefined) return;
-    if (!reader) throw networkError(`${o.who} sent no response body`);
+    // No body at all is a reply that ended before it began.
+    if (!reader) throw cutOff(o.who);
     // One read per network chunk, its events parsed at once: the stall timer is re-armed per chunk.
     const queue: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (e) => queue.push(e) });
