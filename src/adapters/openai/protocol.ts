@@ -87,7 +87,10 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
       const m = /^\s*<think>([\s\S]*?)(<\/think>\s*|$)/.exec(held);
       if (!end && (m ? !m[2] : '<think>'.startsWith(held.trimStart()))) return;
       // Reasoning the server sent in its own field comes first; a block beside it is dropped.
-      if (m && !reasoning) [reasoning, field] = [m[1], 'think-tag'];
+      if (m && !reasoning) {
+        reasoning = m[1];
+        field = 'think-tag';
+      }
       delta = m ? held.slice(m[0].length) : held;
       held = undefined;
     }
