@@ -141,10 +141,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
           },
         });
         target.check = { state: 'cached' };
-        if (signal.aborted) {
-          void loaded.dispose();
-          signal.throwIfAborted();
-        }
+        // Stopped while it loaded: the model is on the device, but not kept in memory.
+        if (signal.aborted) void loaded.dispose();
+        signal.throwIfAborted();
         session = loaded;
         set('ready', 1);
       } catch (e) {
