@@ -28,6 +28,13 @@ const SAFE_LINK = /^(https?:|mailto:)/i;
 /** Deeper nesting than this renders into the deepest element: a flood of `>` cannot build a DOM thousands of levels deep. */
 const MAX_NESTING = 32;
 /**
+ * Markdown elements one text may open (each makes one element, a code block or a table's first row
+ * two); past them the rest renders as text into the element it reached.
+ * A model can send a megabyte of table rows or list items: as elements that froze the page for
+ * seconds (half a minute for a table), as text it costs little. Far above a real reply.
+ */
+export const MAX_ELEMENTS = 10_000;
+/**
  * The parser holds back text it cannot decide yet (an unclosed link's address, a raw URL) and
  * reads all of it again for each new character: past this length it is stuck on text a model made
  * up, and going on would cost quadratic time. The held-back text is then shown as text and parsing
@@ -77,6 +84,8 @@ const TAGS: Partial<Record<number, string>> = {
 
 interface RenderData {
   nodes: Element[];
+  /** Elements opened so far (see MAX_ELEMENTS). */
+  made: number;
   doc: Document;
   imageOrigins: readonly string[];
 }
@@ -85,7 +94,7 @@ function addToken(data: RenderData, type: number): void {
   if (type === smd.DOCUMENT) return;
   const doc = data.doc;
   let parent = data.nodes[data.nodes.length - 1]!;
-  if (data.nodes.length > MAX_NESTING) {
+  if (data.nodes.length > MAX_NESTING || data.made++ >= MAX_ELEMENTS) {
     // Its end_token pops this entry again.
     data.nodes.push(parent);
     return;
@@ -183,7 +192,7 @@ function setAttr(data: RenderData, type: number, value: string): void {
 
 /** A Markdown stream that renders into `root` (appending; `root` is normally empty). */
 export function createMarkdownStream(root: Element, options: MarkdownOptions = {}): MarkdownStream {
-  const data: RenderData = { nodes: [root], doc: root.ownerDocument, imageOrigins: options.imageOrigins ?? [] };
+  const data: RenderData = { nodes: [root], made: 0, doc: root.ownerDocument, imageOrigins: options.imageOrigins ?? [] };
   const renderer = { data, add_token: addToken, end_token: endToken, add_text: addText, set_attr: setAttr } as unknown as smd.Any_Renderer;
   let parser = smd.parser(renderer);
   let ended = false;

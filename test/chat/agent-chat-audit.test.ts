@@ -9,6 +9,7 @@ import '../../src/chat/index.js';
 import { conversationKey } from '../../src/chat/agent-chat.js';
 import type { AgentAdapter, AgentChatElement } from '../../src/chat/index.js';
 import { createLocalAdapter } from '../../src/adapters/local/index.js';
+import { createMarkdownStream, MAX_ELEMENTS, renderMarkdown } from '../../src/chat/markdown.js';
 import type { LocalEngine } from '../../src/adapters/local/types.js';
 
 const ADAPTER_KEY = 'agent-chat:adapter';
@@ -145,5 +146,35 @@ describe('<agent-chat>: an adapter that reports garbage', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('Markdown from the model: a huge reply', () => {
+  // A megabyte of table rows rendered as elements froze the page for about 30 s in <agent-chat>
+  // (18 s in the renderer alone); lists and inline markup for 10 to 16 s.
+  for (const [name, unit] of [['table rows', '| a | b |\n'], ['list items', '- item\n'], ['inline markup', '*a* `b` [c](https://x.example) ']] as const) {
+    it(`${name}: at most MAX_ELEMENTS elements, the rest as text; all of it is shown, streamed or whole`, () => {
+      const text = unit.repeat(Math.ceil(300_000 / unit.length)) + 'THE END';
+      for (const chunk of [text.length, 4096, 777]) {
+        const root = document.createElement('div');
+        const stream = createMarkdownStream(root);
+        for (let at = 0; at < text.length; at += chunk) stream.write(text.slice(at, at + chunk));
+        stream.end();
+        // An element each, two for a code block or a table's first row.
+        expect(root.querySelectorAll('*').length, `chunks of ${chunk}`).to.be.at.most(2 * MAX_ELEMENTS);
+        const shown = root.textContent!;
+        expect(shown.trimEnd().endsWith('THE END'), `chunks of ${chunk}`).to.equal(true);
+        // Every unit's words are there, as elements or as text.
+        const word = unit.includes('item') ? 'item' : unit.includes('| b') ? 'b' : 'c';
+        expect(shown.split(word).length - 1, `chunks of ${chunk}`).to.be.at.least(Math.ceil(300_000 / unit.length));
+      }
+    });
+  }
+
+  it('a reply within the bound renders as it did: the first elements of a huge one are the same', () => {
+    const small = document.createElement('div');
+    renderMarkdown(small, '| a | b |\n|---|---|\n| 1 | 2 |\n\n- x\n- **y**');
+    expect(small.querySelectorAll('table td').length).to.equal(2);
+    expect(small.querySelector('li strong')?.textContent).to.equal('y');
   });
 });
