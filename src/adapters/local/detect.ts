@@ -19,16 +19,13 @@ export async function promptApiAvailability(lm: LanguageModelLike): Promise<Engi
   } catch (e) {
     return { state: 'unavailable', reason: `Chrome's built-in model cannot be used here (${(e as Error)?.message || e}).` };
   }
-  switch (availability) {
-    case 'available':
-      return { state: 'cached' };
-    case 'downloadable':
-      return { state: 'needs-download' };
-    case 'downloading':
-      return { state: 'downloading', progress: 0 };
-    default:
-      return { state: 'unavailable', reason: "Chrome's built-in model is not available on this device." };
-  }
+  return availability === 'available'
+    ? { state: 'cached' }
+    : availability === 'downloadable'
+      ? { state: 'needs-download' }
+      : availability === 'downloading'
+        ? { state: 'downloading', progress: 0 }
+        : { state: 'unavailable', reason: "Chrome's built-in model is not available on this device." };
 }
 
 /** The caveat for a download card when this device will run the model slowly. */
