@@ -84,7 +84,7 @@ export function streamError(error: unknown, who: string): AdapterError {
   const e = (error ?? {}) as { type?: unknown; code?: unknown; message?: unknown };
   const kind = `${e.type} ${e.code}`;
   return new AdapterError(
-    /rate_limit/.test(kind) ? 'rate_limited' : /invalid_request|authentication|permission|not_found|context|exceed/.test(kind) ? 'bad_request' : 'network',
+    /rate_limit/.test(kind) ? 'rate_limited' : /invalid|auth|permission|not_found|context|exceed/.test(kind) ? 'bad_request' : 'network',
     `${who} reported an error: ${typeof e.message === 'string' ? line(e.message) : 'no details'}`,
   );
 }
