@@ -2,7 +2,7 @@ import { ContextConsumer } from '@lit/context';
 import { ReactiveElement } from '@lit/reactive-element';
 import type { CapabilityContract, CapabilityHandler, CapabilityKind, ObservationReader } from '../core/types.js';
 import type { CapabilityRecord } from './capability-registration.js';
-import { ensureContextRoot, registryContext, viewContext } from './context.js';
+import { ensureContextRoot, registryContext, ViewConsumer } from './context.js';
 import { elementChunk, elementChunkLoaded, prefetchElementChunk } from './declared.js';
 import { connectedCapabilities } from './settling.js';
 import { DEV_MODE } from '../core/dev.js';
@@ -105,7 +105,7 @@ export class AgentCapabilityElement extends ReactiveElement {
   #s: CapabilityRecord = {
     el: this,
     registry: new ContextConsumer(this, { context: registryContext, subscribe: true }),
-    view: new ContextConsumer(this, { context: viewContext, subscribe: true }),
+    view: new ViewConsumer(this),
   };
 
   constructor() {

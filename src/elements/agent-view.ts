@@ -1,7 +1,7 @@
-import { ContextConsumer, ContextProvider } from '@lit/context';
+import { ContextConsumer } from '@lit/context';
 import { ReactiveElement, unsafeCSS, type PropertyValues } from '@lit/reactive-element';
 import { issueError } from '../core/dev.js';
-import { ensureContextRoot, registryContext, viewContext, type AgentViewContextValue } from './context.js';
+import { ensureContextRoot, provideView, registryContext, viewContext, type AgentViewContextValue } from './context.js';
 import { elementChunk, elementChunkLoaded } from './declared.js';
 import type { ViewRecord } from './view-numbering.js';
 import { AgentCapabilityRefusedEvent } from './events.js';
@@ -40,7 +40,7 @@ export class AgentViewElement extends ReactiveElement {
   #v: ViewRecord = { el: this, refresh: () => this.#refresh() };
   #connecting = false;
   #logged: string | undefined;
-  #provider = new ContextProvider(this, { context: viewContext });
+  #provider = provideView(this);
   #parent = new ContextConsumer(this, { context: viewContext, subscribe: true, callback: () => this.#refresh() });
   #registry = new ContextConsumer(this, { context: registryContext, subscribe: true, callback: () => this.#refresh() });
   /** Which of the two requests this connection sent (bit 1: #parent, 2: #registry). */

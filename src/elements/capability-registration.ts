@@ -25,7 +25,7 @@ import type {
   RegisterOptions,
   RegistrationHandle,
 } from '../core/types.js';
-import type { registryContext, viewContext } from './context.js';
+import type { registryContext, ViewConsumer } from './context.js';
 import { declaredContract } from './declared-contract.js';
 import { elementLabel } from './element-label.js';
 import { AgentCapabilityRefusedEvent } from './events.js';
@@ -61,7 +61,7 @@ interface Desired {
 export interface CapabilityRecord {
   readonly el: CapabilityHost;
   readonly registry: ContextConsumer<typeof registryContext, CapabilityHost>;
-  readonly view: ContextConsumer<typeof viewContext, CapabilityHost>;
+  readonly view: ViewConsumer;
   wait?: Promise<void> | undefined;
   /** The live registration and what it was made from. */
   current?: (Desired & { handle: RegistrationHandle }) | undefined;

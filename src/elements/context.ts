@@ -3,7 +3,7 @@
  * (`Symbol.for`) so two copies of the kit on one page (an app bundle and the CDN file) still meet.
  */
 import { ContextEvent, ContextProvider, ContextRoot, createContext, type ContextCallback } from '@lit/context';
-import type { ReactiveControllerHost } from '@lit/reactive-element';
+import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { treeParent } from './tree-parent.js';
 
@@ -36,6 +36,52 @@ export const viewContext = createContext<AgentViewContextValue | undefined>(
 );
 
 type ViewCallback = ContextCallback<AgentViewContextValue | undefined>;
+type Host = HTMLElement & ReactiveControllerHost;
+
+/** The view context providers of this copy of the kit's `<agent-view>` elements. */
+const viewProviders = new WeakMap<object, ContextProvider<typeof viewContext>>();
+
+/** The view context provider of an `<agent-view>`. */
+export function provideView(view: Host): ContextProvider<typeof viewContext> {
+  const provider = new ContextProvider(view, { context: viewContext });
+  viewProviders.set(view, provider);
+  return provider;
+}
+
+/**
+ * The view an `<agent-capability>` sits in: lit's subscribing `ContextConsumer`, except that a
+ * capability whose parent is an `<agent-view>` of this copy of the kit subscribes with that view's
+ * provider directly. Its request would reach that provider first anyway (a child's path leads
+ * through the view's own slot to the view), but as an event it visits every ancestor up to the
+ * window on the way, and a table of a thousand row views sends a thousand of them.
+ */
+export class ViewConsumer implements ReactiveController {
+  value: AgentViewContextValue | undefined;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly host: Host) {
+    host.addController(this);
+  }
+
+  #answer: ViewCallback = (value, unsubscribe) => {
+    if (unsubscribe !== this.#unsubscribe) this.#unsubscribe?.();
+    this.#unsubscribe = unsubscribe;
+    this.value = value;
+    this.host.requestUpdate();
+  };
+
+  hostConnected(): void {
+    const { host } = this;
+    const provider = viewProviders.get(host.parentNode!);
+    if (provider) provider.addCallback(this.#answer, host, true);
+    else host.dispatchEvent(new ContextEvent(viewContext, host, this.#answer, true));
+  }
+
+  hostDisconnected(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+}
 
 
 

@@ -67,6 +67,45 @@ describe('<agent-view>', () => {
     expect(cap.registrationId).to.not.equal(before);
   });
 
+  it('follows a capability that is a view\'s own child from view to view, out of any view, and into a view defined later', async () => {
+    const { surface, registry } = await surfaceWith(
+      html`<agent-surface>
+        <agent-view name="editor" instance="doc-1">
+          <agent-capability name="save" effect="server-mutation" description="Save the document."></agent-capability>
+        </agent-view>
+        <agent-view name="editor" instance="doc-2"></agent-view>
+        <agent-view name="viewer"></agent-view>
+      </agent-surface>`,
+    );
+    const cap = surface.querySelector('agent-capability')!;
+    const [, second, viewer] = surface.querySelectorAll<AgentViewElement>('agent-view');
+    expect(visibleIds(registry)).to.deep.equal(['view:editor.save@doc-1']);
+    second!.append(cap);
+    await settle();
+    expect(visibleIds(registry)).to.deep.equal(['view:editor.save@doc-2']);
+    // Its view's answer changes with the view: a new instance re-registers it.
+    second!.instance = 'doc-3';
+    await settle();
+    expect(visibleIds(registry)).to.deep.equal(['view:editor.save@doc-3']);
+    viewer!.append(cap);
+    await settle();
+    expect(visibleIds(registry)).to.deep.equal(['view:viewer.save']);
+    surface.append(cap);
+    await settle();
+    expect(visibleIds(registry)).to.deep.equal(['domain:save']);
+    // An element that becomes a view around it later (a tag of its own, so the test can define it): the
+    // capability is a domain one until then, and joins the view once it is upgraded.
+    const late = document.createElement('late-view-h12');
+    late.setAttribute('name', 'late');
+    late.append(cap);
+    surface.append(late);
+    await settle();
+    expect(visibleIds(registry)).to.deep.equal(['domain:save']);
+    customElements.define('late-view-h12', class extends (customElements.get('agent-view') as typeof AgentViewElement) {});
+    await settle();
+    expect(visibleIds(registry)).to.deep.equal(['view:late.save']);
+  });
+
   it('refuses a view nested in another view with a clear console error; nothing inside it registers', async () => {
     const error = spyConsole('error');
     try {
