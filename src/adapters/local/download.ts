@@ -152,7 +152,9 @@ async function get(fetcher: typeof fetch, key: string, signal: AbortSignal, head
 async function checkQuota(bytes: number | undefined): Promise<void> {
   if (!bytes || !globalThis.navigator?.storage?.estimate) return;
   const { quota, usage } = await navigator.storage.estimate().catch(() => ({}) as StorageEstimate);
-  if (quota !== undefined && usage !== undefined && quota - usage < bytes) throw quotaError(bytes, quota - usage);
+  // A browser that leaves either out says nothing: NaN is never less.
+  const free = quota! - usage!;
+  if (free < bytes) throw quotaError(bytes, free);
 }
 
 function quotaError(bytes?: number, free?: number): StoreError {
