@@ -213,9 +213,13 @@ function checkTools(v: unknown, max: number): ToolDescriptor[] | string {
   if (!Array.isArray(v)) return 'tools must be an array';
   if (v.length > max) return `too many tools (at most ${max})`;
   const out: ToolDescriptor[] = [];
+  const names = new Set<string>();
   for (const t of v) {
     if (!isObject(t) || typeof t.name !== 'string' || !TOOL_NAME.test(t.name) || !isObject(t.inputSchema))
       return 'each tool needs a name (letters, digits, _ . : -) and an inputSchema object';
+    // Providers refuse a request naming one tool twice; say so here, in words the page can act on.
+    if (names.has(t.name)) return `two tools are named ${JSON.stringify(t.name)}`;
+    names.add(t.name);
     out.push({
       name: t.name,
       description: typeof t.description === 'string' ? t.description.slice(0, 4000) : '',

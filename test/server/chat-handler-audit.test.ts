@@ -74,3 +74,18 @@ describe('createChatHandler: an agent\'s tools filter', () => {
     );
   });
 });
+
+describe('createChatHandler: tools the page posts', () => {
+  it('two tools with one name are bad_request in words, before the provider is called (a provider refuses them)', async () => {
+    let called = 0;
+    const handler = createChatHandler({
+      provider: { kind: 'anthropic', model: 'm', apiKey: 'k', fetch: async () => (called++, new Response('{}', { status: 500 })) },
+      agents: [{ id: 'a', instructions: 'x' }],
+    });
+    const tool = { name: 'view_devices__rows', description: 'd', inputSchema: { type: 'object' } };
+    const res = await handler(new Request('http://app/chat', { method: 'POST', body: JSON.stringify({ agent: 'a', messages: [user('hi')], tools: [tool, { ...tool, description: 'another' }] }) }));
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), { type: 'error', error: 'Bad tools: two tools are named "view_devices__rows".', code: 'bad_request' });
+    assert.equal(called, 0);
+  });
+});
