@@ -78,6 +78,10 @@ export interface CapabilityRecord {
   reported?: string | undefined;
 }
 
+/** The state of a capability without `unavailable` or `note`, and its key. */
+const AVAILABLE: CapabilityState = Object.freeze({ available: true });
+const AVAILABLE_KEY = JSON.stringify(AVAILABLE);
+
 /** Records whose registration waits for the batch at the end of this microtask. */
 const queued = new Set<CapabilityRecord>();
 
@@ -195,12 +199,17 @@ export function updateCapability(s: CapabilityRecord): void {
   const instanceId = view?.instance;
   // What `JSON.stringify([contract, token, instanceId ?? null])` gives, without serializing a contract read from markup again.
   const key = `[${json ?? JSON.stringify(contract)},${JSON.stringify(token)},${JSON.stringify(instanceId ?? null)}]`;
-  const state: CapabilityState = { available: !el.hasAttribute('unavailable') };
   const reason = el.getAttribute('unavailable');
-  if (reason) state.unavailableReason = reason;
   const note = el.getAttribute('note');
-  if (note) state.note = note;
-  const stateKey = JSON.stringify(state);
+  // Most capabilities are plainly available: one shared state and key for them, and the registry's own default.
+  let state = AVAILABLE;
+  let stateKey = AVAILABLE_KEY;
+  if (reason !== null || note) {
+    state = { available: reason === null };
+    if (reason) state.unavailableReason = reason;
+    if (note) state.note = note;
+    stateKey = JSON.stringify(state);
+  }
 
   const current = s.current;
   if (current?.registry === registry && current.key === key) {
@@ -213,27 +222,22 @@ export function updateCapability(s: CapabilityRecord): void {
   if (s.refusal?.registry === registry && s.refusal.key === key) return;
 
   releaseLater(s);
+  const options = {
+    contract,
+    token,
+    // The element logs a refusal itself, naming its start tag: one console error, not two.
+    [REPORTS_OWN_REFUSALS]: 1,
+    // Without a behaviour set by script, a registration from script takes its place.
+    [YIELDS_TO_SCRIPT]: { yields: () => !scripted(el), displaced: () => displaced(s) },
+  } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1; [YIELDS_TO_SCRIPT]: unknown };
+  if (instanceId !== undefined) options.instanceId = instanceId;
+  if (state !== AVAILABLE) options.state = state;
   // Calls reach `.handler` / `.read` as they are at call time; without them, `agent-invoke`.
   const answer = (kind: CapabilityKind, input: JsonObject, ctx: Parameters<CapabilityHandler>[1]) =>
     dispatchInvoke(el, s.current?.handle.capabilityId ?? '', kind, input, ctx);
-  s.desired = {
-    registry,
-    key,
-    stateKey,
-    options: {
-      contract,
-      token,
-      ...(instanceId !== undefined ? { instanceId } : {}),
-      ...(contract.kind === 'observation'
-        ? { read: (ctx, input) => (el.read ? el.read(ctx, input) : answer('observation', input ?? {}, ctx)) }
-        : { handler: (input, ctx) => (el.handler ? el.handler(input, ctx) : answer('action', input, ctx)) }),
-      state,
-      // The element logs a refusal itself, naming its start tag: one console error, not two.
-      [REPORTS_OWN_REFUSALS]: 1,
-      // Without a behaviour set by script, a registration from script takes its place.
-      [YIELDS_TO_SCRIPT]: { yields: () => !scripted(el), displaced: () => displaced(s) },
-    } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1; [YIELDS_TO_SCRIPT]: unknown },
-  };
+  if (contract.kind === 'observation') options.read = (ctx, input) => (el.read ? el.read(ctx, input) : answer('observation', input ?? {}, ctx));
+  else options.handler = (input, ctx) => (el.handler ? el.handler(input, ctx) : answer('action', input, ctx));
+  s.desired = { registry, key, stateKey, options };
   // Registration is two-phase across elements: every element changed in one task releases its old
   // registration, then all register, in one batch at the end of the microtask. Two capabilities
   // trading an id or an instance (views swapped, names exchanged) so never collide on the way, and a
