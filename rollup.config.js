@@ -90,16 +90,17 @@ function keepSurfaceWhole(id, { getModuleInfo }) {
 }
 
 /**
- * Stylesheets given to `unsafeCSS` as a plain template literal lose their comments and the
+ * Stylesheets given to `unsafeCSS` as a plain template literal lose their comments, the
  * whitespace CSS never needs (runs of it become one space; none around `{`, `}`, `;`, `,` or after
- * `:`), in the minified builds only: terser leaves the insides of strings alone.
+ * `:`) and the `;` before a `}`, in the minified builds only: terser leaves the insides of strings
+ * alone.
  */
 const compactStyles = {
   name: 'compact-styles',
   transform(code, id) {
     if (!/\/src\/.*\.ts$/.test(id) || !code.includes('unsafeCSS(`')) return null;
     const out = code.replace(/unsafeCSS\(`([^`$\\]*)`\)/g, (_, css) =>
-      `unsafeCSS(\`${css.replace(/\/\*[^]*?\*\//g, '').replace(/\s+/g, ' ').replace(/\s*([{};,])\s*/g, '$1').replace(/:\s+/g, ':').trim()}\`)`,
+      `unsafeCSS(\`${css.replace(/\/\*[^]*?\*\//g, '').replace(/\s+/g, ' ').replace(/\s*([{};,])\s*/g, '$1').replace(/:\s+/g, ':').replace(/;}/g, '}').trim()}\`)`,
     );
     return out === code ? null : { code: out, map: null };
   },

@@ -11,7 +11,7 @@ import type {
   AgentToolsetOptions,
   RegistryLimits,
 } from '../core/types.js';
-import { NoViewProvider, registryContext } from './context.js';
+import { EmptyProvider, registryContext, viewContext } from './context.js';
 import { AgentConfirmationEvent, AgentInvocationEvent, AgentSurfaceChangedEvent } from './events.js';
 import { connectedCapabilities } from './settling.js';
 import { treeParent } from './tree-parent.js';
@@ -69,8 +69,8 @@ export class AgentSurfaceElement extends ReactiveElement {
   #listeningTo: AgentSurfaceRegistry | undefined;
   #disposeTimer: ReturnType<typeof setTimeout> | undefined;
   #provider = new ContextProvider(this, { context: registryContext });
-  // Answers "no view" to capabilities outside any view (see NoViewProvider).
-  #noView = new NoViewProvider(this);
+  // Answers "no view" to capabilities outside any view (see EmptyProvider).
+  #noView = new EmptyProvider(this, viewContext);
 
   get registry(): AgentSurfaceRegistry | undefined {
     return this.#given ?? this.#owned?.registry;

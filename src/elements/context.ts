@@ -2,7 +2,7 @@
  * The context keys the elements share through `@lit/context`. Keys are global symbols
  * (`Symbol.for`) so two copies of the kit on one page (an app bundle and the CDN file) still meet.
  */
-import { ContextEvent, ContextProvider, ContextRoot, createContext, type ContextCallback } from '@lit/context';
+import { ContextEvent, ContextProvider, createContext, type ContextCallback } from '@lit/context';
 import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
 import type { AgentSurfaceRegistry } from '../core/types.js';
 import { treeParent } from './tree-parent.js';
@@ -83,35 +83,38 @@ export class ViewConsumer implements ReactiveController {
   }
 }
 
-
+/** The two contexts the kit provides. */
+type KitContext = typeof registryContext | typeof viewContext;
+type KitCallback = ContextCallback<AgentSurfaceRegistry | AgentViewContextValue | undefined>;
 
 /**
- * The answer "no view here" to the view requests that reach `<agent-surface>` (capabilities outside
- * any view stop there) and the document's root element (views and capabilities outside any surface), so no
- * view request waits at the document's ContextRoot, which would replay every waiting one each time
- * any view connects.
+ * The answer "none here" for one context, given where requests stop without a provider: "no view"
+ * at `<agent-surface>` (capabilities outside any view stop there), and at the document's root
+ * element "no view" and "no registry yet" (elements outside any view or surface, or whose surface
+ * is not defined yet). Nothing waits anywhere else.
  *
- * When an `<agent-view>` (or a surface) connects below, the subscribers it now encloses must move to
- * it. lit's providers re-send every subscriber's request for that: with a thousand rows, each new row
- * view would re-check every earlier one. A subscriber can come to sit inside a new provider only if
- * it is in the provider's subtree, or is a light child of an element whose shadow root holds the
- * provider (a slot). So subscribers are filed under the elements on their way up that can hold such a
- * root (custom elements, and elements that have an open one), and a new provider re-sends the
- * requests filed under itself and under the hosts of the shadow roots it sits in: the cost follows
- * what can change, not the size of the page. A subscriber changes place only by a move, which
- * disconnects it and ends its subscription; a request re-sent to one that stays outside comes back
- * here and changes nothing.
+ * When a provider of the context connects below (an `<agent-view>`, a surface defined or added
+ * late), the subscribers it now encloses must move to it. lit's providers re-send every
+ * subscriber's request for that: with a thousand rows, each new row view would re-check every
+ * earlier one. A subscriber can come to sit inside a new provider only if it is in the provider's
+ * subtree, or is a light child of an element whose shadow root holds the provider (a slot). So
+ * subscribers are filed under the elements on their way up that can hold such a root (custom
+ * elements, and elements that have an open one), and a new provider re-sends the requests filed
+ * under itself and under the hosts of the shadow roots it sits in: the cost follows what can
+ * change, not the size of the page. A subscriber changes place only by a move, which disconnects
+ * it and ends its subscription; a request re-sent to one that stays outside comes back here and
+ * changes nothing.
  */
-export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElement & ReactiveControllerHost> {
+export class EmptyProvider extends ContextProvider<KitContext, HTMLElement & ReactiveControllerHost> {
   // Weak keys: an element that leaves the page takes its (by then empty) file with it.
-  #files = new WeakMap<Node, Set<ViewCallback>>();
+  #files = new WeakMap<Node, Set<KitCallback>>();
 
-  constructor(host: HTMLElement) {
-    super(host as HTMLElement & ReactiveControllerHost, { context: viewContext });
+  constructor(host: HTMLElement, context: KitContext) {
+    super(host as HTMLElement & ReactiveControllerHost, { context });
     host.removeEventListener('context-provider', this.onProviderRequest);
     this.onProviderRequest = (event) => {
       const child = (event.contextTarget ?? event.composedPath()[0]) as Node;
-      if (event.context !== viewContext || child === host) return;
+      if (event.context !== context || child === host) return;
       event.stopPropagation();
       const resend = new Set(this.#files.get(child));
       for (let n: Node | null = child; n && n !== host; n = treeParent(n)) {
@@ -119,15 +122,15 @@ export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElem
       }
       for (const callback of resend) {
         const consumer = this.subscriptions.get(callback)?.consumerHost;
-        consumer?.dispatchEvent(new ContextEvent(viewContext, consumer, callback, true));
+        consumer?.dispatchEvent(new ContextEvent(context, consumer, callback, true));
       }
     };
     host.addEventListener('context-provider', this.onProviderRequest);
   }
 
-  override addCallback(callback: ViewCallback, consumerHost: Element, subscribe?: boolean): void {
+  override addCallback(callback: KitCallback, consumerHost: Element, subscribe?: boolean): void {
     if (subscribe && !this.subscriptions.has(callback)) {
-      const filed: Set<ViewCallback>[] = [];
+      const filed: Set<KitCallback>[] = [];
       for (let n: Node = consumerHost, p = treeParent(n); p && p !== this.host; n = p, p = treeParent(n)) {
         if (n.parentNode === p && ((p as Element).shadowRoot || (p as Element).localName?.includes('-'))) {
           let file = this.#files.get(p);
@@ -151,16 +154,17 @@ export class NoViewProvider extends ContextProvider<typeof viewContext, HTMLElem
 const ROOT = Symbol.for('agent-surface-kit/context-root');
 
 /**
- * Attaches one `ContextRoot` to the document (once per page, shared by every copy of the kit). It
- * keeps the requests of elements that upgrade before their provider and replays them when the
- * provider appears: what lets the tags be defined in any order. View requests never reach it: a
- * NoViewProvider on the root element answers them first. Consumers call it before requesting.
+ * Puts the two EmptyProviders on the document's root element (once per page, shared by every copy
+ * of the kit). A registry request that finds no `<agent-surface>` is answered "no registry yet"
+ * and waits there; the surface that encloses it, defined or connected later, announces itself and
+ * the request is sent again and finds it: what lets the tags be defined in any order. Consumers
+ * call it before requesting.
  */
 export function ensureContextRoot(document: Document): void {
-  const holder = globalThis as { [ROOT]?: ContextRoot };
+  const holder = globalThis as { [ROOT]?: unknown };
   if (!holder[ROOT]) {
-    new NoViewProvider(document.documentElement);
-    // On the document, above the root element, where the view requests and providers stopped.
-    (holder[ROOT] = new ContextRoot()).attach(document as unknown as HTMLElement);
+    const root = document.documentElement;
+    new EmptyProvider(root, viewContext);
+    holder[ROOT] = new EmptyProvider(root, registryContext);
   }
 }
