@@ -175,7 +175,9 @@ export default [
       dir: 'dist/cdn',
       format: 'es',
       entryFileNames: '[name].js',
-      chunkFileNames: '[name]-[hash].min.js',
+      // Six characters of content hash tell a chunk's versions apart as well as eight (the file
+      // names the entry imports are part of what every page downloads).
+      chunkFileNames: '[name]-[hash:6].min.js',
       manualChunks: keepSurfaceWhole,
     },
   },

@@ -79,8 +79,6 @@ export class ConfirmationStore implements ConfirmationsApi {
     this.ttlMs = options.ttlMs;
     this.maxPending = options.maxPending;
     this.emit = options.emit;
-    // The public methods are handed around detached (`const { approve } = registry.confirmations`).
-    for (const method of ['list', 'subscribe', 'approve', 'deny', 'waitFor'] as const) this[method] = this[method].bind(this) as never;
   }
 
   list(): PendingConfirmation[] {

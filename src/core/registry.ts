@@ -15,7 +15,7 @@
 import { RegistryCore } from './registry-core.js';
 import { notLoaded } from './toolset-common.js';
 import { lazyModule } from './util.js';
-import type { AgentInvocationResult, AgentSurfaceRegistry, RegistryOptions } from './types.js';
+import type { AgentInvocationResult, AgentSurfaceRegistry, ConfirmationsApi, RegistryOptions } from './types.js';
 
 const pipeline = lazyModule(() => import('./invoke.js'));
 
@@ -62,13 +62,10 @@ export function createAgentSurfaceRegistry(options: RegistryOptions = {}): Agent
     get disposed() {
       return core.disposed;
     },
-    confirmations: Object.freeze({
-      list: store.list,
-      subscribe: store.subscribe,
-      approve: store.approve,
-      deny: store.deny,
-      waitFor: store.waitFor,
-    }),
+    // Bound, as they are handed around detached (`const { approve } = registry.confirmations`).
+    confirmations: Object.freeze(
+      Object.fromEntries((['list', 'subscribe', 'approve', 'deny', 'waitFor'] as const).map((m) => [m, store[m].bind(store)])),
+    ) as unknown as ConfirmationsApi,
     register: (registration) => core.register(registration),
     snapshot: (context) => core.snapshot(context),
     invoke: (request) => runInvocation(core, request),

@@ -340,12 +340,11 @@ export function createAgentToolset(
       execute('callMetaTool', () => registry.surfaceVersion, host, name, args, call),
     );
     // The meta tools are not capabilities: nothing to reverse.
-    const noNames: ReadonlyMap<string, string> = new Map();
-    const noTargets: ReadonlyMap<string, WireTarget> = new Map();
+    const none: ReadonlyMap<string, never> = new Map<string, never>();
     return {
       tools: () => (disposed ? [] : metaTools),
-      wireNameMap: () => noNames,
-      wireTargets: () => noTargets,
+      wireNameMap: () => none,
+      wireTargets: () => none,
       // Live state is part of each discovery result in meta mode.
       capabilityState: () => '',
       subscribe,

@@ -3,6 +3,7 @@
  * person who approves it, the countdown text and the effect wording. No DOM: rendering stays in lit
  * text bindings, so nothing here can become markup.
  */
+import { CAPABILITY_EFFECTS } from '../core/contract.js';
 import type { CapabilityEffect, JsonValue } from '../core/types.js';
 
 export interface FormattedEntry {
@@ -86,17 +87,18 @@ export function formatRemaining(ms: number): string {
   return `${h ? `${h}:${two(m)}` : m}:${two(s % 60)}`;
 }
 
-const EFFECTS: Record<CapabilityEffect, string> = {
-  read: 'Reads information on this page',
-  'local-state': 'Changes what this page shows',
-  navigation: 'Navigates to another page or view',
-  'server-query': 'Looks up information on the server',
-  'server-mutation': 'Changes data on the server',
-  'external-side-effect': 'Acts outside this site (sends, pays, publishes)',
-  destructive: 'Deletes or disables something; may not be undone',
-};
+/** What each effect does, in the order of `CAPABILITY_EFFECTS`. */
+const EFFECT_WORDS = [
+  'Reads information on this page',
+  'Changes what this page shows',
+  'Navigates to another page or view',
+  'Looks up information on the server',
+  'Changes data on the server',
+  'Acts outside this site (sends, pays, publishes)',
+  'Deletes or disables something; may not be undone',
+];
 
-/** Plain words for an effect, for the person approving a call. */
+/** Plain words for an effect, for the person approving a call; an unknown effect as it is. */
 export function describeEffect(effect: CapabilityEffect): string {
-  return EFFECTS[effect] ?? effect;
+  return EFFECT_WORDS[CAPABILITY_EFFECTS.indexOf(effect)] ?? effect;
 }
