@@ -17,7 +17,7 @@ import { deepFreeze, remember } from '../core/util.js';
 // rather than for each element.
 const FIELDS = CONTRACT_ATTRIBUTES.map((name) => [name, name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())] as const);
 
-/** A contract read from markup, deep-frozen (elements with the same markup share it), and its JSON. */
+/** A contract read from markup (deep-frozen once elements with the same markup share it) and its JSON. */
 export type DeclaredContract = { ok: true; contract: CapabilityContract; json: string } | { ok: false; problems: string[] };
 
 /**
@@ -45,7 +45,12 @@ export function declaredContract(element: Element, placementView: string | null)
   }
   const key = JSON.stringify(inputs);
   const known = read.get(key);
-  if (known) return known;
+  // Frozen when it is first shared (freezing every contract read once would slow pages of distinct
+  // ones), after checking that nothing changed it while only its first element had it.
+  if (known && (Object.isFrozen(known.contract) || JSON.stringify(known.contract) === known.json)) {
+    deepFreeze(known.contract);
+    return known;
+  }
 
   const texts = schemaTextsFromScripts(scripts, element.getAttribute('name'));
   // Every contract attribute by its camelCase field; `untrusted-output` is a flag.
@@ -59,8 +64,8 @@ export function declaredContract(element: Element, placementView: string | null)
   const result = contractFromDeclaration(declaration as unknown as CapabilityDeclaration);
   const problems = [...texts.problems, ...(result.ok ? [] : result.problems)];
   if (problems.length || !result.ok) return { ok: false, problems };
-  // Frozen: every element with this markup, and whatever authority admits it, sees the same object.
-  const declared = { ok: true as const, contract: deepFreeze(result.contract), json: JSON.stringify(result.contract) };
+  // Every element with this markup, and whatever authority admits it, sees this one object.
+  const declared = { ok: true as const, contract: result.contract, json: JSON.stringify(result.contract) };
   if (key.length <= MEMO_KEY_CHARS) remember(read, key, declared, MEMO_ENTRIES);
   return declared;
 }
