@@ -86,6 +86,10 @@ function keepSurfaceWhole(id, { getModuleInfo }) {
     walk(entry);
     return seen;
   })();
+  // The start tag console messages name an element by: besides the registration chunk, only the
+  // development checks use it, whose every call sits behind DEV_MODE (none in this production
+  // build), so it travels with the registration instead of in every page's first download.
+  if (id.endsWith('/src/elements/element-label.ts') || id.endsWith('/src/elements/capability-registration.ts')) return 'capability-registration';
   return keepSurfaceWhole.closure.has(id) ? 'agent-surface.min' : undefined;
 }
 

@@ -1,8 +1,8 @@
 /**
- * The CDN entry: everything browser-side (core, elements, WebMCP), lit bundled, the chat apart. It
- * runs the very modules the npm entries do; what it leaves out is only what a page would download
- * for nothing (each with the reason below), and `test/core/entries.test.ts` holds this list to the
- * npm entries' lists, so an export added there and forgotten here fails a test.
+ * The CDN entry: everything browser-side (core, elements, WebMCP, dev), lit bundled, the chat apart.
+ * It runs the very modules the npm entries do and exports exactly what they export:
+ * `test/core/entries.test.ts` holds this list to the npm entries' lists, so an export added there
+ * and forgotten here fails a test.
  */
 export type * from './core/types.js';
 export { AgentSurfaceError, AgentSurfaceDefinitionError, DEFAULT_RETRY, errorPayload, isAgentSurfaceError } from './core/errors.js';
@@ -63,9 +63,8 @@ export {
   AgentSurfaceChangedEvent,
   type AgentInvokeDetail,
 } from './elements/events.js';
-// Left out: the input-formatting helpers for custom approval UIs (`formatInput`, `describeEffect`,
-// `formatRemaining`). In a page only the approval dialog uses them, and its lazy chunk carries them.
-export type { FormattedEntry, FormattedInput } from './elements/format-input.js';
+// For custom approval UIs.
+export { formatInput, describeEffect, formatRemaining, type FormattedEntry, type FormattedInput } from './elements/format-input.js';
 
 // Everything `agent-surface-kit/webmcp` exports: the very same modules, whose work loads on first
 // use (adapter-run.ts on the first start, source-engine.ts on the first discovery).

@@ -94,7 +94,7 @@ const records = (map: Map<string, StoredConfirmation>) => map as Map<string, Con
  * many records are pending.
  */
 export function requestConfirmation(store: ConfirmationStore, binding: ConfirmationBinding): ConfirmationRecord | undefined {
-  store.logic ??= LOGIC;
+  open(store);
   const now = Date.now();
   sweep(store, now);
   for (const record of records(store.live).values()) {
@@ -111,6 +111,7 @@ export function requestConfirmation(store: ConfirmationStore, binding: Confirmat
 
 /** What a retry carrying `confirmationId` may do. */
 export function checkConfirmation(store: ConfirmationStore, confirmationId: string, binding: ConfirmationBinding): ConfirmationCheck {
+  open(store);
   const record = find(store, confirmationId);
   const status = record !== undefined && record.matches(binding) ? record.status : 'consumed';
   if (status === 'approved') return { ok: true, record: record! };
@@ -195,6 +196,11 @@ const LOGIC: ConfirmationLogic = {
 };
 
 // -- internals -------------------------------------------------------------------------------
+
+/** Gives a store its records, counts and logic the first time the pipeline needs them. */
+function open(store: ConfirmationStore): void {
+  if (!store.logic) Object.assign(store, { logic: LOGIC, live: new Map(), decided: new Map(), pendingCount: 0 });
+}
 
 function find(store: ConfirmationStore, id: string): ConfirmationRecord | undefined {
   const live = records(store.live).get(id);

@@ -64,16 +64,19 @@ export class ConfirmationStore implements ConfirmationsApi {
   readonly ttlMs: number;
   readonly maxPending: number;
   readonly emit: (event: ConfirmationEvent) => void;
+  // The records and their counts are made with the first record, by the logic that keeps them
+  // (`confirmation-records.ts`); before it, nothing reads them.
   /** Pending and approved records, oldest first. */
-  readonly live = new Map<string, StoredConfirmation>();
+  declare readonly live: Map<string, StoredConfirmation>;
   /** Denied, expired and consumed records, oldest first, bounded. */
-  readonly decided = new Map<string, StoredConfirmation>();
+  declare readonly decided: Map<string, StoredConfirmation>;
+  declare pendingCount: number;
+  declare pendingList: readonly PendingConfirmation[] | undefined;
   readonly subscribers = new Set<(pending: PendingConfirmation[]) => void>();
-  pendingCount = 0;
-  pendingList: readonly PendingConfirmation[] | undefined = undefined;
-  disposed = false;
+  /** Set by `dispose()`. */
+  declare disposed?: true;
   /** Set with the first record: no record, nothing to decide. */
-  logic: ConfirmationLogic | undefined = undefined;
+  declare logic?: ConfirmationLogic;
 
   constructor(options: ConfirmationStoreOptions) {
     this.ttlMs = options.ttlMs;

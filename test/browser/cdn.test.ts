@@ -61,8 +61,11 @@ describe('dist/cdn/agent-surface.min.js', () => {
     ]) {
       expect(kit[name], name).to.be.a('function');
     }
-    // The dialog's formatting helpers ship in its lazy chunk, not in the entry (README, "what we chose").
-    for (const name of ['formatInput', 'describeEffect', 'formatRemaining']) expect(kit[name], name).to.equal(undefined);
+    // The input-formatting helpers for custom approval UIs, as agent-surface-kit/elements exports them.
+    const helpers = kit as unknown as Record<'formatInput' | 'describeEffect' | 'formatRemaining', (value: unknown) => unknown>;
+    expect(helpers.formatInput({ 'two words': 'a\u202eb' })).to.deep.equal({ entries: [{ path: '["two words"]', value: '"a\\u202eb"' }], omitted: 0 });
+    expect(helpers.describeEffect('destructive')).to.equal('Deletes or disables something; may not be undone');
+    expect(helpers.formatRemaining(61_000)).to.equal('1:01');
     for (const tag of ['agent-surface', 'agent-view', 'agent-capability', 'agent-confirm', 'agent-webmcp']) {
       expect(customElements.get(tag), tag).to.be.a('function');
     }

@@ -167,6 +167,20 @@ describe('confirmation: deciding and retrying', () => {
     assert.equal(errorCode(await surface.invoke('domain:devices.wipe', { id: 'd1' }, { invocationId: 'inv-1', confirmationId: id })), 'OK');
   });
 
+  it('a forged confirmationId on a registry that has never asked for a confirmation → { reason: "mismatch" }, and asking still works after', async () => {
+    setup();
+    const forged = await surface.invoke('domain:devices.wipe', { id: 'd1' }, { invocationId: 'inv-1', confirmationId: 'cf-forged' });
+    assert.equal(errorOf(forged).code, 'CONFIRMATION_INVALID');
+    assert.deepEqual(errorOf(forged).details, { reason: 'mismatch' });
+    assert.deepEqual(surface.registry.confirmations.list(), []);
+    assert.equal(surface.registry.confirmations.approve('cf-forged'), false);
+    const id = await ask('d1', 'inv-2');
+    assert.deepEqual(surface.registry.confirmations.list().map((p) => p.confirmationId), [id]);
+    assert.equal(surface.registry.confirmations.approve(id), true);
+    assert.equal(errorCode(await surface.invoke('domain:devices.wipe', { id: 'd1' }, { invocationId: 'inv-2', confirmationId: id })), 'OK');
+    assert.deepEqual(runs, ['d1']);
+  });
+
   it('dispose expires approved records too, and a retry afterwards runs nothing', async () => {
     setup();
     const id = await ask('d1', 'inv-1');
