@@ -5,6 +5,7 @@
  */
 import { parseCapabilityId } from './capability-id.js';
 import { canonicalCopy, canonicalJson, walkJson } from './canonical-json.js';
+import { CAPABILITY_EFFECTS } from './effects.js';
 import { AgentSurfaceDefinitionError } from './errors.js';
 import { endSentence, isRecord as isObject } from './util.js';
 import type {
@@ -19,15 +20,8 @@ import type {
 } from './types.js';
 
 export const CAPABILITY_KINDS: readonly CapabilityKind[] = Object.freeze(['action', 'observation']);
-export const CAPABILITY_EFFECTS: readonly CapabilityEffect[] = Object.freeze([
-  'read',
-  'local-state',
-  'navigation',
-  'server-query',
-  'server-mutation',
-  'external-side-effect',
-  'destructive',
-]);
+// In a module of its own: the approval UI's effect words read it without taking in the contract checks.
+export { CAPABILITY_EFFECTS };
 /** The effects an observation may have: it reads, it never writes. */
 export const OBSERVATION_EFFECTS: readonly CapabilityEffect[] = Object.freeze(['read', 'server-query']);
 export const CONFIRMATION_REQUIREMENTS: readonly ConfirmationRequirement[] = Object.freeze([

@@ -3,7 +3,7 @@
  * person who approves it, the countdown text and the effect wording. No DOM: rendering stays in lit
  * text bindings, so nothing here can become markup.
  */
-import { CAPABILITY_EFFECTS } from '../core/contract.js';
+import { CAPABILITY_EFFECTS } from '../core/effects.js';
 import type { CapabilityEffect, JsonValue } from '../core/types.js';
 
 export interface FormattedEntry {
