@@ -30,6 +30,7 @@ const guardModule = lazy(() => import('../elements/approval-guard.js'));
 /** Finding and measuring the page element a call acts on (the outline): fetched with the first call to show. */
 const highlightModule = lazy(() => import('./highlight.js'));
 const READY: AdapterStatus = { state: 'ready' };
+const STATES: unknown[] = ['ready', 'unavailable', 'needs-download', 'downloading', 'loading', 'error'];
 
 const STATE_LABEL: Record<ToolCallState, string> = {
   running: 'Running…',
@@ -352,8 +353,10 @@ export class AgentChatElement extends LitElement {
     if (this.#refused) return { state: 'unavailable', reason: this.#refused };
     if (!adapter) return { state: 'unavailable', reason: 'No agent is connected to this chat.' };
     try {
-      const s = adapter.status?.() ?? READY;
-      return s && typeof s === 'object' && typeof s.state === 'string' ? s : READY;
+      if (!adapter.status) return READY;
+      const s = adapter.status();
+      // A status the widget cannot read fails closed, in words: sending stays off until it can.
+      return STATES.includes(s?.state) ? s : { state: 'unavailable', reason: 'The agent reported a status this chat cannot read.' };
     } catch (error) {
       return { state: 'error', error: error instanceof Error ? error.message : 'The agent cannot say whether it is ready.' };
     }

@@ -66,7 +66,8 @@ function jsonOf(output: ToolOutput | undefined): unknown {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
+    // Timers take at most 2^31 − 1 ms; a longer wait would otherwise fire at once.
+    const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
     function done() {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);

@@ -69,6 +69,8 @@ export type SessionEvent =
 
 const TERMINAL: ReadonlySet<ToolCallState> = new Set(['done', 'error', 'cancelled']);
 const CANCELLED_PREFIX = 'Error [cancelled]';
+/** Longest tool name a session keeps (WebMCP tools carry names of any length; wire names are at most 64). */
+export const MAX_TOOL_NAME = 1000;
 
 /** Text from whatever an adapter yielded: a null-prototype object or a throwing `toString` gives ''. */
 function str(value: unknown): string {
@@ -273,7 +275,9 @@ function applyPart(state: SessionState, part: AgentStreamPart): SessionState {
       const tool: AgentToolPart = {
         type: 'tool',
         id: part.id,
-        name: str(part.name),
+        // Model output names the tool: a name longer than any tool's is cut, so a huge one never
+        // fills the conversation (or its stored copy).
+        name: str(part.name).slice(0, MAX_TOOL_NAME),
         // No input at all (or none JSON can carry) is an empty arguments object.
         input: json(part.input) ?? {},
         state: 'running',
@@ -441,7 +445,7 @@ function sanitizeMessages(input: readonly unknown[]): AgentMessage[] {
       const t: AgentToolPart = {
         type: 'tool',
         id: p.id,
-        name: p.name,
+        name: p.name.slice(0, MAX_TOOL_NAME),
         input: p.input,
         state: states.includes(p.state as ToolCallState) ? (p.state as ToolCallState) : 'cancelled',
       };

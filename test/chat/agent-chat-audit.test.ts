@@ -137,12 +137,15 @@ describe('<agent-chat>: an adapter that reports garbage', () => {
         await chat.updateComplete;
         // The status card's own words and figures (the adapter's texts are shown as they came).
         const card = chat.shadowRoot!.querySelector('[part~="status"]');
-        if (card && typeof (s as { state?: unknown }).state !== 'string') expect.fail('a card for no status');
         expect(card?.querySelector('progress, p[id]')?.textContent ?? '').to.not.contain('NaN');
-        // A status() that answers no status at all counts as none (always ready, as the seed says of a missing one).
+        // A status() that answers something the chat cannot read fails closed, saying so (only an
+        // adapter without status() is always ready, as the seed says).
         const state = s && typeof s === 'object' ? (s as { state?: unknown }).state : undefined;
-        const ready = typeof state !== 'string' || state === 'ready';
-        expect(chat.shadowRoot!.querySelector('textarea')!.disabled).to.equal(!ready);
+        if (state === 'other' || typeof state !== 'string') {
+          expect(card?.getAttribute('data-state')).to.equal('unavailable');
+          expect(card!.textContent).to.contain('a status this chat cannot read');
+        }
+        expect(chat.shadowRoot!.querySelector('textarea')!.disabled).to.equal(state !== 'ready');
       }),
       { numRuns: 300 },
     );

@@ -330,6 +330,30 @@ describe('createScriptedAdapter follows the seed', () => {
     assert.deepEqual(out.at(-1), { type: 'finish', reason: 'max-steps' });
   });
 
+  it('a wait longer than a timer can hold (2^31 ms and more) sets the longest timer there is, not one that fires at once', async () => {
+    // Timers given more than 2^31 − 1 ms fire after 1 ms: every delay the adapter asks for is seen here.
+    const delays: number[] = [];
+    const real = globalThis.setTimeout;
+    const controller = new AbortController();
+    const spy = mock.method(globalThis, 'setTimeout', ((fn: () => void, ms = 0) => {
+      delays.push(ms);
+      // The long wait has begun: Stop ends it.
+      if (ms > 1e9) queueMicrotask(() => controller.abort());
+      return real(fn, ms);
+    }) as typeof setTimeout);
+    const adapter = createScriptedAdapter([{ text: 'a' }, { wait: 2 ** 32 }, { text: 'late' }]);
+    const parts: AgentStreamPart[] = [];
+    try {
+      for await (const p of adapter.run({ messages: [], tools: [], signal: controller.signal, callTool: async () => ({ content: [] }) })) parts.push(p);
+    } finally {
+      spy.mock.restore();
+    }
+    assert.ok(delays.includes(2 ** 31 - 1), `the delays set: ${delays.join(', ')}`);
+    assert.ok(delays.every((ms) => ms <= 2 ** 31 - 1), `the delays set: ${delays.join(', ')}`);
+    assert.ok(!parts.some((p) => p.type === 'text-delta' && p.delta === 'late'));
+    assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'aborted' });
+  });
+
   it('finds tools by wire name, capability id and instance', () => {
     const tools = [
       { name: 'view_devices__rows', description: '', inputSchema: {} },

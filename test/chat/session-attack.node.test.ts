@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createSessionState, isTerminal, sessionReducer, toolParts, type SessionEvent, type SessionState } from '../../src/chat/session.js';
+import { createSessionState, isTerminal, MAX_TOOL_NAME, sessionReducer, toolParts, type SessionEvent, type SessionState } from '../../src/chat/session.js';
 
 const PART_TYPES = ['message-start', 'text-delta', 'reasoning', 'tool-call', 'tool-result', 'tool-error', 'step-finish', 'finish', 'error'];
 const EVENT_TYPES = ['part', 'send', 'stop', 'retry', 'edit', 'confirmation', 'confirmation-settled', 'approve', 'deny', 'agent', 'load', 'clear'];
@@ -180,6 +180,17 @@ describe('sessionReducer under hostile input', () => {
     assert.deepEqual(calls[0], { type: 'tool', id: 't1', name: '', input: {}, state: 'done', output: { content: [{ type: 'text', text: 'ok' }] } });
     assert.equal(s.status, 'done');
     assert.doesNotThrow(() => JSON.stringify(s));
+  });
+
+  it('a tool name longer than any tool has is cut, live and when a stored conversation comes back', () => {
+    const huge = 'x'.repeat(1_000_000);
+    let s = sessionReducer(createSessionState(), { type: 'send', text: 'go' });
+    s = sessionReducer(s, { type: 'part', part: { type: 'message-start', messageId: 'a' } });
+    s = sessionReducer(s, { type: 'part', part: { type: 'tool-call', messageId: 'a', id: 't1', name: huge, input: {} } });
+    assert.equal([...toolParts(s.messages)][0]!.name, huge.slice(0, MAX_TOOL_NAME));
+    const stored = [{ id: 'm', role: 'assistant', parts: [{ type: 'tool', id: 't2', name: huge, input: {}, state: 'done' }] }];
+    const back = sessionReducer(createSessionState(), { type: 'load', messages: stored as never });
+    assert.equal([...toolParts(back.messages)][0]?.name.length, MAX_TOOL_NAME);
   });
 
   it('the state does not alias what the adapter handed over: changing its objects later changes nothing', () => {
