@@ -73,11 +73,44 @@ export function findBrowser() {
   return which('chromium') ?? which('google-chrome') ?? which('chromium-browser');
 }
 
-/** Returns a Chromium path, installing Debian's `chromium` as root when none is found. */
+/** The oldest Chromium whose native WebMCP host the browser tests are written against (reference/webmcp-hosts.md). */
+export const MIN_CHROMIUM = 156;
+
+/** The browser's major version, from `--version` ("Chromium 156.0.8078.114 built on …"), or undefined. */
+function majorVersion(path) {
+  const result = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  const m = /(\d+)\.\d+\.\d+/.exec(result.stdout ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+function aptInstallChromium() {
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  // Package lists can be older than the security archive's Chromium: read them first. Two test
+  // runs at once wait for each other's dpkg lock instead of failing.
+  const lock = ['-o', 'DPkg::Lock::Timeout=600'];
+  execFileSync('apt-get', [...lock, 'update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', [...lock, 'install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+}
+
+/**
+ * Returns a Chromium path, installing Debian's `chromium` as root when none is found, and
+ * upgrading Debian's own when it is older than MIN_CHROMIUM (an image whose package lists were
+ * never updated installs an older one).
+ */
 export function ensureBrowser() {
   let path = findBrowser();
-  if (path) return path;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (path) {
+    const major = path === '/usr/bin/chromium' && !process.env.CHROME_PATH ? majorVersion(path) : undefined;
+    if (major === undefined || major >= MIN_CHROMIUM) return path;
+    if (!isRoot || !which('apt-get')) {
+      log(`Chromium ${major} is older than ${MIN_CHROMIUM}: the native WebMCP host tests expect ${MIN_CHROMIUM} or newer`);
+      return path;
+    }
+    log(`Chromium ${major} is older than ${MIN_CHROMIUM}: upgrading Debian chromium with apt-get`);
+    aptInstallChromium();
+    return findBrowser() ?? path;
+  }
   if (!isRoot) {
     throw new Error(
       'No Chromium found. Install Chromium or Chrome and point CHROME_PATH at it, e.g.\n' +
@@ -85,9 +118,7 @@ export function ensureBrowser() {
     );
   }
   log('no browser found: installing Debian chromium with apt-get');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  aptInstallChromium();
   path = findBrowser();
   if (!path) throw new Error('apt-get installed chromium but no binary was found; set CHROME_PATH');
   return path;
