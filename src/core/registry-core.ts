@@ -244,8 +244,15 @@ export class RegistryCore {
   #notifyScheduled = false;
 
   readonly slots = new Map<string, CapabilitySlot>();
-  /** Every registration, in descriptor order. */
+  /**
+   * Every active registration, and the ones released since it was last tidied. A registration is
+   * appended; the next snapshot drops the released ones and sorts the rest into descriptor order
+   * (`#tidy`), so a table of a thousand rows registered or released at once shifts no sorted list
+   * a thousand times. The list itself stays (the pipeline's running calls hold it).
+   */
   readonly ordered: Registration[] = [];
+  /** How many released registrations `ordered` still holds. */
+  #released = 0;
   /**
    * Snapshots of the surface at `#memoAt`, per (consumer, scope): a repeated call returns the very
    * same frozen object. More than `MAX_MEMO` pairs start over.
@@ -472,23 +479,18 @@ export class RegistryCore {
     if (slot === undefined) this.slots.set(id, (slot = { instances: new Map(), only: undefined }));
     slot.instances.set(instanceId, registration);
     slot.only = slot.instances.size === 1 ? registration : undefined;
-    this.ordered.splice(this.#indexOf(registration), 0, registration);
+    this.ordered.push(registration);
     return new Handle(this, registration);
   }
 
-  /** Where `registration` is, or belongs, in `ordered` (binary search). */
-  #indexOf(registration: Registration): number {
+  /** `ordered` with only active registrations, in descriptor order (each has its own key). */
+  #tidy(): Registration[] {
     const list = this.ordered;
-    let lo = 0;
-    let hi = list.length;
-    // Registrations often arrive in order (a page renders top to bottom): check the end first.
-    if (hi > 0 && compareRegistrations(list[hi - 1], registration) < 0) return hi;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareRegistrations(list[mid], registration) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    let kept = 0;
+    for (const registration of list) if (registration.active) list[kept++] = registration;
+    list.length = kept;
+    this.#released = 0;
+    return list.sort(compareRegistrations);
   }
 
   update(registration: Registration, state: Partial<CapabilityState>): void {
@@ -503,13 +505,14 @@ export class RegistryCore {
   unregister(registration: Registration): void {
     if (!registration.active) return;
     registration.active = false;
-    // An active registration is in its slot and in `ordered`: dispose deactivates all it clears.
+    // An active registration is in its slot: dispose deactivates all it clears.
     const slot = this.slots.get(registration.capabilityId)!;
     const instances = slot.instances;
     instances.delete(registration.instanceId);
     if (instances.size === 0) this.slots.delete(registration.capabilityId);
     else slot.only = instances.size === 1 ? instances.values().next().value : undefined;
-    this.ordered.splice(this.#indexOf(registration), 1);
+    // Dropped from `ordered` by the next snapshot, or once released ones are half of it.
+    if (++this.#released * 2 > this.ordered.length) this.#tidy();
     this.#touch();
     this.running?.stop(registration);
     this.confirmations.expireRegistration(registration.id);
@@ -534,7 +537,7 @@ export class RegistryCore {
     const key = consumer.kind + '\u0000' + consumer.id + '\u0000' + scopeKey(context.scope);
     let snapshot = memo.get(key);
     if (snapshot === undefined) {
-      snapshot = buildSnapshot(this.ordered, context, this.hasDiscover ? this.policies : undefined, this.surfaceVersion);
+      snapshot = buildSnapshot(this.#tidy(), context, this.hasDiscover ? this.policies : undefined, this.surfaceVersion);
       if (memo.size >= MAX_MEMO) memo.clear();
       memo.set(key, snapshot);
     }

@@ -64,14 +64,14 @@ export function buildSnapshot(
   });
 }
 
-/** Orders descriptors: capability id, then instance id (none first), by code unit. */
+/** Orders descriptors: capability id, then instance id (none first: an instance id is never empty), by code unit. */
 export function compareRegistrations(
   a: { capabilityId: string; instanceId: string | undefined },
   b: { capabilityId: string; instanceId: string | undefined },
 ): number {
-  if (a.capabilityId !== b.capabilityId) return a.capabilityId < b.capabilityId ? -1 : 1;
-  if (a.instanceId === b.instanceId) return 0;
-  if (a.instanceId === undefined) return -1;
-  if (b.instanceId === undefined) return 1;
-  return a.instanceId < b.instanceId ? -1 : 1;
+  const x = a.capabilityId;
+  const y = b.capabilityId;
+  const i = a.instanceId ?? '';
+  const j = b.instanceId ?? '';
+  return x < y ? -1 : x > y ? 1 : i < j ? -1 : i > j ? 1 : 0;
 }

@@ -105,6 +105,51 @@ describe('registry.snapshot', () => {
     );
   });
 
+  it('keeps that order with snapshots, mass removals and re-registrations in between (property)', () => {
+    const ids = ['domain:a.x', 'domain:b.x', 'view:c.y', 'view:c.yy'];
+    const instances = [undefined, '1', '2', '10', 'a', 'A'];
+    const byKey = (a: readonly [string, string | undefined], b: readonly [string, string | undefined]) =>
+      a[0] !== b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] === b[1] ? 0 : a[1] === undefined ? -1 : b[1] === undefined ? 1 : a[1] < b[1] ? -1 : 1;
+    const step = fc.oneof(
+      fc.tuple(fc.constant('add' as const), fc.nat(ids.length - 1), fc.nat(instances.length - 1)),
+      fc.tuple(fc.constant('remove' as const), fc.nat(), fc.nat()),
+      // Releases all but `n` of what is registered, without a snapshot in between.
+      fc.tuple(fc.constant('keep' as const), fc.nat(3), fc.nat()),
+      fc.tuple(fc.constant('snapshot' as const), fc.nat(), fc.nat()),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const surface = createTestSurface();
+        const live = new Map<string, { key: readonly [string, string | undefined]; unregister(): void }>();
+        const check = () => {
+          const keys = surface.snapshot().capabilities.map((d) => [d.capabilityId, d.instanceId] as const);
+          assert.deepEqual(keys, [...live.values()].map((l) => l.key).sort(byKey));
+        };
+        for (const [what, a, b] of steps) {
+          if (what === 'add') {
+            const key = [ids[a], instances[b]] as const;
+            const name = `${key[0]}#${key[1] ?? ''}`;
+            if (live.has(name)) continue;
+            const handle = surface.action(key[0], () => null, key[1] ? { instanceId: key[1] } : {});
+            live.set(name, { key, unregister: () => handle.unregister() });
+          } else if (what === 'remove' && live.size > 0) {
+            const name = [...live.keys()][a % live.size];
+            live.get(name)!.unregister();
+            live.delete(name);
+          } else if (what === 'keep') {
+            for (const name of [...live.keys()].slice(a)) {
+              live.get(name)!.unregister();
+              live.delete(name);
+            }
+          } else if (what === 'snapshot') check();
+        }
+        check();
+        surface.dispose();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a memoized snapshot is the one its scope would build: no two scopes share a memo entry', () => {
     const surface = createTestSurface();
     for (const id of ['domain:a.b', 'domain:undefined', 'view:a.c', 'domain:x.y', 'domain:a']) surface.action(id, () => null);
