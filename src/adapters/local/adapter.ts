@@ -9,6 +9,7 @@ import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './de
 import { wasmEngine } from './engines/wasm.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { DEVICE_CHECK, localIdentity } from '../identity.js';
+import { why } from './words.js';
 import type { EngineCheck, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
 export { BUILT_IN_MODEL_ID };
@@ -23,7 +24,6 @@ export interface LocalAdapter extends AgentAdapter {
   unload(): Promise<void>;
 }
 
-const words = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const later = () => import('./later.js');
 
 export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
@@ -87,7 +87,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       const e = engines[entry.kind];
       return e ? await e.check(entry.model) : { state: 'unavailable', reason: webgpu ? 'No WebGPU in this browser.' : 'No WebGPU engine was given (options.webgpu).' };
     } catch (e) {
-      return { state: 'unavailable', reason: words(e) };
+      return { state: 'unavailable', reason: why(e) };
     }
   }
 
@@ -152,7 +152,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
           target.check = await check(target);
           set('idle');
         } else {
-          error = words(e);
+          error = why(e);
           set('error');
         }
         throw e;
@@ -203,7 +203,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
           // On disk already (or being prepared): a load, no download; nothing to run here is prepare's error.
           await prepare(req.signal);
         } catch (e) {
-          return yield req.signal.aborted ? { type: 'finish', reason: 'aborted' } : { type: 'error', error: words(e) };
+          return yield req.signal.aborted ? { type: 'finish', reason: 'aborted' } : { type: 'error', error: why(e) };
         }
       }
       // An engine with its own tool loop (Chrome's native tools) runs the whole turn itself.

@@ -2,6 +2,7 @@
  * What this device offers, found without loading any engine: Chrome's Prompt API, WebGPU, cores,
  * cross-origin isolation.
  */
+import { why } from './words.js';
 import type { EngineCheck, LanguageModelLike } from './types.js';
 
 export const LANGUAGES = { expectedInputs: [{ type: 'text', languages: ['en'] }], expectedOutputs: [{ type: 'text', languages: ['en'] }] };
@@ -17,7 +18,7 @@ export async function promptApiAvailability(lm: LanguageModelLike): Promise<Engi
   try {
     availability = await lm.availability(LANGUAGES);
   } catch (e) {
-    return { state: 'unavailable', reason: `Chrome's built-in model cannot be used here (${(e as Error)?.message || e}).` };
+    return { state: 'unavailable', reason: `Chrome's built-in model cannot be used here (${why(e)}).` };
   }
   return availability === 'available'
     ? { state: 'cached' }

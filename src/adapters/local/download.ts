@@ -10,6 +10,7 @@
  */
 import { keptBytes, keyOf, openCache, partKey, partsOf, readRecord, type StoredFile } from './store-file.js';
 import type { LocalModel } from './types.js';
+import { why } from './words.js';
 
 /** A model file could not be downloaded or stored; the message says why in words. */
 class StoreError extends Error {}
@@ -34,8 +35,7 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
   await main.delete(key);
   let file = await readRecord(bytes, key);
   // Continue only from parts that are all still there, named by a validator the server can check.
-  if (!file?.validator || !(await partsOf(bytes, key, file))) file = undefined;
-  if (file && model.bytes && file.bytes !== model.bytes) file = undefined;
+  if (!file?.validator || (model.bytes && file.bytes !== model.bytes) || !(await partsOf(bytes, key, file))) file = undefined;
   let kept = keptBytes(file);
   // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
   if (!(file?.bytes && kept === file.bytes)) {
@@ -79,7 +79,7 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
     // If-Range needs a strong validator: a weak ETag would make every continuation a restart.
     const etag = h.get('etag');
     const validator = (etag && !etag.startsWith('W/') ? etag : h.get('last-modified')) || file?.validator;
-    const record: StoredFile = (file = { v: 1, ...(expected ? { bytes: expected } : {}), parts: file?.parts ?? [], ...(validator ? { validator } : {}) });
+    const record: StoredFile = (file = { v: 1, bytes: expected || undefined, parts: file?.parts ?? [], validator: validator || undefined });
     let received = kept;
     let chunks: Uint8Array[] = [];
     let buffered = 0;
@@ -115,7 +115,7 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
       if ((e as DOMException)?.name === 'QuotaExceededError') throw quotaError(expected);
       const at = expected ? `${MB(received)} of ${MB(expected)}` : MB(received);
       throw new StoreError(
-        `The download stopped at ${at} (${(e as Error)?.message || 'network error'}). ${validator ? 'Try again to continue from there.' : 'Try again.'}`,
+        `The download stopped at ${at} (${why(e, 'network error')}). ${validator ? 'Try again to continue from there.' : 'Try again.'}`,
       );
     }
     if (expected && received !== expected) {
@@ -145,7 +145,7 @@ async function get(fetcher: typeof fetch, key: string, signal: AbortSignal, head
     return await fetcher(key, { signal, cache: 'no-store', headers });
   } catch (e) {
     if (signal.aborted) throw signal.reason;
-    throw new StoreError(`The model could not be downloaded (${(e as Error)?.message || 'network error'}).`);
+    throw new StoreError(`The model could not be downloaded (${why(e, 'network error')}).`);
   }
 }
 

@@ -20,7 +20,8 @@ export const BUILT_IN_MODEL_ID = 'built-in';
 export function modelEntries(options: LocalAdapterOptions): Entry[] {
   if (!options || !Array.isArray(options.models)) throw new TypeError('createLocalAdapter({ models }): models must be an array.');
   const custom = typeof options.engine === 'object';
-  const mode = custom ? 'custom' : (options.engine ?? 'auto');
+  // The one engine kind kept, when the option names one.
+  const only = custom || options.engine === 'auto' ? undefined : options.engine;
   const entries: Entry[] = [];
   const ids = new Set<string>();
   for (const model of options.models) {
@@ -29,7 +30,7 @@ export function modelEntries(options: LocalAdapterOptions): Entry[] {
     ids.add(model.id);
     const kind: Kind = custom ? 'custom' : (model.engine ?? (model.url ? 'wasm' : 'webgpu'));
     if (kind === 'wasm' && !model.url) throw new TypeError(`createLocalAdapter: model "${model.id}" needs a url (a GGUF file).`);
-    if (mode !== 'auto' && mode !== 'custom' && mode !== kind) continue;
+    if (only && only !== kind) continue;
     if (kind === 'wasm' && !options.wasm?.wasmUrl) {
       throw new TypeError('createLocalAdapter: GGUF models need wasm: { wasmUrl } (where @wllama/wllama/esm/wasm/wllama.wasm is served).');
     }

@@ -6,28 +6,35 @@ import { AdapterError } from '../../shared/errors.js';
 import { LANGUAGES } from '../detect.js';
 import type { StepPart } from '../../shared/loop.js';
 import { isObject } from '../grammar.js';
-import type { LanguageModelLike, LanguageModelSessionLike } from '../types.js';
+import { why } from '../words.js';
+import type { LanguageModelLike } from '../types.js';
 
 // The model's output is untrusted: a call with arguments that are not an object is answered with words.
 export const invalid = (args: unknown) => (isObject(args) ? {} : { invalid: 'Error: the arguments must be a JSON object.' });
 
 /**
- * A reply as step parts: text as it streams, or (`whole`, or a session without streaming) the
- * whole reply's text and `tool-call` pieces.
+ * One prompt on a fresh session made with `create`, as step parts: text as it streams, or
+ * (`whole`, or a session without streaming) the whole reply's text and `tool-call` pieces. The
+ * session is destroyed when the reply ends or is dropped.
  */
-export async function* reply(s: LanguageModelSessionLike, input: unknown, options: object, whole?: boolean): AsyncGenerator<StepPart> {
-  if (!whole && s.promptStreaming) {
-    for await (const delta of s.promptStreaming(input, options) as AsyncIterable<string>) if (delta) yield { type: 'text-delta', delta: String(delta) };
-    return;
-  }
-  const r = await s.prompt(input, options);
-  for (const c of typeof r === 'string' ? [{ type: 'text', value: r }] : Array.isArray(r) ? r : []) {
-    if (c?.type === 'text' && c.value) yield { type: 'text-delta', delta: String(c.value) };
-    if (c?.type !== 'tool-call') continue;
-    // The loop gives a call without a string id a fresh one, and answers a missing name with words.
-    const v = (c.value ?? {}) as { callID?: string; callId?: string; name: string; arguments?: unknown };
-    const args = v.arguments ?? {};
-    yield { type: 'tool-call', id: v.callID ?? v.callId ?? '', name: v.name, input: args, ...invalid(args) };
+export async function* ask(lm: LanguageModelLike, create: Parameters<LanguageModelLike['create']>[0], input: unknown, options: object, whole?: boolean): AsyncGenerator<StepPart> {
+  const s = await lm.create(create);
+  try {
+    if (!whole && s.promptStreaming) {
+      for await (const delta of s.promptStreaming(input, options) as AsyncIterable<string>) if (delta) yield { type: 'text-delta', delta: String(delta) };
+      return;
+    }
+    const r = await s.prompt(input, options);
+    for (const c of typeof r === 'string' ? [{ type: 'text', value: r }] : Array.isArray(r) ? r : []) {
+      if (c?.type === 'text' && c.value) yield { type: 'text-delta', delta: String(c.value) };
+      if (c?.type !== 'tool-call') continue;
+      // The loop gives a call without a string id a fresh one, and answers a missing name with words.
+      const v = (c.value ?? {}) as { callID?: string; callId?: string; name: string; arguments?: unknown };
+      const args = v.arguments ?? {};
+      yield { type: 'tool-call', id: v.callID ?? v.callId ?? '', name: v.name, input: args, ...invalid(args) };
+    }
+  } finally {
+    s.destroy();
   }
 }
 
@@ -84,9 +91,9 @@ export async function probeTools(lm: LanguageModelLike): Promise<ToolProbe> {
 export function promptError(e: unknown, signal?: AbortSignal): unknown {
   if (signal?.aborted) return signal.reason;
   const name = (e as DOMException)?.name;
-  const why = (e as Error)?.message || String(e);
+  const words = why(e);
   if (name === 'QuotaExceededError') return new AdapterError('bad_request', "The conversation is too long for Chrome's built-in model: start a new chat, or ask for less.");
-  if (name === 'NotSupportedError') return new AdapterError('bad_request', `Chrome's built-in model cannot do this here (${why}).`);
-  if (name === 'NetworkError') return new AdapterError('network', `Chrome's built-in model could not be reached (${why}).`);
-  return e instanceof AdapterError ? e : new AdapterError('bad_request', `Chrome's built-in model stopped (${why}).`);
+  if (name === 'NotSupportedError') return new AdapterError('bad_request', `Chrome's built-in model cannot do this here (${words}).`);
+  if (name === 'NetworkError') return new AdapterError('network', `Chrome's built-in model could not be reached (${words}).`);
+  return e instanceof AdapterError ? e : new AdapterError('bad_request', `Chrome's built-in model stopped (${words}).`);
 }

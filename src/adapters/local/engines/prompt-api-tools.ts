@@ -16,7 +16,7 @@ import { isObject } from '../grammar.js';
 import { answerText, toTurns as textTurns } from '../tool-format.js';
 import { formatStep } from '../steps.js';
 import type { LanguageModelContentLike, LanguageModelLike, LocalAdapterOptions, LocalSession } from '../types.js';
-import { invalid, promptError, reply, TOOL_LANGUAGES } from './prompt-api-session.js';
+import { ask, invalid, promptError, TOOL_LANGUAGES } from './prompt-api-session.js';
 
 type Ctor = new (init: Record<string, unknown>) => object;
 const api = globalThis as unknown as Record<'LanguageModelToolCall' | 'LanguageModelToolSuccess' | 'LanguageModelToolError', Ctor>;
@@ -99,12 +99,7 @@ export const declaredLoop: Loop = (lm, req, o, marker, f) =>
     const declared = o.toolChoice === 'none' ? [] : tools;
     const prompts = nativeMessages(toTurns(messages, tools, marker, o), instructions);
     const last = prompts.at(-1)?.role === 'user' ? prompts.pop()! : { role: 'user', content: '' };
-    const s = await lm.create({ ...TOOL_LANGUAGES, signal, initialPrompts: prompts, tools: declared.map(declare) });
-    try {
-      yield* reply(s, [last], { signal }, declared.length > 0);
-    } finally {
-      s.destroy();
-    }
+    yield* ask(lm, { ...TOOL_LANGUAGES, signal, initialPrompts: prompts, tools: declared.map(declare) }, [last], { signal }, declared.length > 0);
   });
 
 /**
@@ -149,12 +144,8 @@ export const executeLoop: Loop = (lm, req, o, marker, f) => {
       const last = turns.at(-1)?.role === 'user' ? turns.pop()!.content : '';
       // The browser's own error, unconverted: a refusal is told apart from other failures by its name.
       void (async () => {
-        const s = await lm.create({ ...TOOL_LANGUAGES, signal, initialPrompts: turns, tools: (o.toolChoice === 'none' ? [] : tools).map((t) => ({ ...declare(t), execute: execute(t.name) })) });
-        try {
-          for await (const p of reply(s, last, { signal })) c.enqueue(p);
-        } finally {
-          s.destroy();
-        }
+        const tooled = (o.toolChoice === 'none' ? [] : tools).map((t) => ({ ...declare(t), execute: execute(t.name) }));
+        for await (const p of ask(lm, { ...TOOL_LANGUAGES, signal, initialPrompts: turns, tools: tooled }, last, { signal })) c.enqueue(p);
       })()
         .catch((e) => (failure = e))
         .finally(() => c.close());

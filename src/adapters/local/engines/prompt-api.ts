@@ -8,7 +8,8 @@
 import type { ToolDescriptor } from '../../../chat/types.js';
 import { CALL_CLOSE, CALL_OPEN } from '../ids.js';
 import { LANGUAGES } from '../detect.js';
-import { probeTools, promptError, reply } from './prompt-api-session.js';
+import { why } from '../words.js';
+import { ask, probeTools, promptError } from './prompt-api-session.js';
 import { declaredLoop, executeLoop } from './prompt-api-tools.js';
 import { steps } from '../steps.js';
 import type { GenerateRequest, LanguageModelLike, LanguageModelSessionLike, LocalEngine, LocalSession } from '../types.js';
@@ -70,9 +71,13 @@ export async function loadPromptApi(lm: LanguageModelLike, { signal, progress }:
   } catch (e) {
     if (signal.aborted) throw signal.reason;
     const name = (e as DOMException)?.name;
-    if (name === 'QuotaExceededError') throw new Error("Not enough disk space for Chrome's built-in model.");
-    if (name === 'NotAllowedError') throw new Error("Chrome needs a click on the page before it downloads its built-in model.");
-    throw new Error(`Chrome's built-in model could not start (${(e as Error)?.message || e}).`);
+    throw new Error(
+      name === 'QuotaExceededError'
+        ? "Not enough disk space for Chrome's built-in model."
+        : name === 'NotAllowedError'
+          ? 'Chrome needs a click on the page before it downloads its built-in model.'
+          : `Chrome's built-in model could not start (${why(e)}).`,
+    );
   }
   const probe = await probeTools(lm);
   // Which native tool design runs; none once the browser has refused it (for this and later runs).
@@ -80,9 +85,7 @@ export async function loadPromptApi(lm: LanguageModelLike, { signal, progress }:
   const session: LocalSession = {
     async generate(req: GenerateRequest): Promise<string> {
       const turns = req.turns;
-      let s: LanguageModelSessionLike | undefined;
       try {
-        s = await lm.create({ ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) });
         const schema = responseSchema(req.tools, req.toolChoice);
         const options = { signal: req.signal };
         // A browser that does not know `responseConstraint` ignores it and writes free text,
@@ -91,7 +94,7 @@ export async function loadPromptApi(lm: LanguageModelLike, { signal, progress }:
         if (schema) Object.defineProperty(options, 'responseConstraint', { get: () => ((constrained = true), schema) });
         // A JSON reply is shown only once it is whole (as text, or as a call).
         let text = '';
-        for await (const p of reply(s, turns.at(-1)?.content ?? '', options, !!schema)) {
+        for await (const p of ask(lm, { ...LANGUAGES, signal: req.signal, initialPrompts: turns.slice(0, -1) }, turns.at(-1)?.content ?? '', options, !!schema)) {
           if (p.type !== 'text-delta') continue;
           text += p.delta;
           if (!schema) req.onText(p.delta);
@@ -101,8 +104,6 @@ export async function loadPromptApi(lm: LanguageModelLike, { signal, progress }:
         return text;
       } catch (e) {
         throw promptError(e, req.signal);
-      } finally {
-        s?.destroy();
       }
     },
     dispose: () => base.destroy(),

@@ -6,6 +6,7 @@
  */
 import type { ChatCompletionChunk } from '@wllama/wllama/esm/types/oai-compat.js';
 import { download } from '../download.js';
+import { why } from '../words.js';
 import type { EngineProgress, GenerateRequest, LocalModel, LocalSession, ModelStore, WasmEngineOptions } from '../types.js';
 
 const quiet = { debug() {}, log() {}, warn() {}, error: (...a: unknown[]) => console.error('[agent-surface-kit local]', ...a) };
@@ -24,7 +25,7 @@ export async function loadWasm(
   if (!blob) throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
   progress({ phase: 'load', progress: 0.3 });
   const { Wllama } = await import('@wllama/wllama').catch((e: unknown) => {
-    throw new Error(`The WebAssembly engine (@wllama/wllama) could not be loaded: ${(e as Error)?.message || e}`);
+    throw new Error(`The WebAssembly engine (@wllama/wllama) could not be loaded: ${why(e)}`);
   });
   progress({ phase: 'load', progress: 0.5 });
   const wllama = new Wllama({ default: String(options.wasmUrl) }, { logger: quiet, suppressNativeLog: true });
@@ -44,7 +45,7 @@ export async function loadWasm(
   } catch (e) {
     exit();
     if (signal.aborted) throw signal.reason;
-    throw new Error(`The model could not be loaded: ${(e as Error)?.message || e}`);
+    throw new Error(`The model could not be loaded: ${why(e)}`);
   } finally {
     signal.removeEventListener('abort', exit);
   }
