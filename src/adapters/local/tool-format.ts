@@ -7,7 +7,7 @@
 import type { AgentMessage, ToolDescriptor } from '../../chat/types.js';
 import { toTurns as stepTurns, type ToolAnswer } from '../shared/history.js';
 import { isObject } from './grammar.js';
-import { CALL_CLOSE, CALL_OPEN } from './ids.js';
+import { CALL_CLOSE, CALL_OPEN, NOT_AN_OBJECT } from './ids.js';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant';
@@ -109,7 +109,7 @@ function parseCall(raw: string, unterminated: boolean): ParsedCall {
   const name = typeof call.name == 'string' ? call.name : '';
   if (!name) return { ok: false, raw, error: 'The tool call has no "name" string.' };
   const input = call.arguments ?? call.parameters ?? {};
-  if (!isObject(input)) return { ok: false, name, raw, error: 'The tool call\'s "arguments" must be a JSON object.' };
+  if (!isObject(input)) return { ok: false, name, raw, error: NOT_AN_OBJECT };
   return { ok: true, name, input, raw };
 }
 

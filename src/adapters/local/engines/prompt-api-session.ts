@@ -4,13 +4,14 @@
  */
 import { AdapterError } from '../../shared/errors.js';
 import { LANGUAGES } from '../detect.js';
+import { NOT_AN_OBJECT } from '../ids.js';
 import type { StepPart } from '../../shared/loop.js';
 import { isObject } from '../grammar.js';
 import { why } from '../words.js';
 import type { LanguageModelLike } from '../types.js';
 
 // The model's output is untrusted: a call with arguments that are not an object is answered with words.
-export const invalid = (args: unknown) => (isObject(args) ? {} : { invalid: 'Error: the arguments must be a JSON object.' });
+export const invalid = (args: unknown) => (isObject(args) ? {} : { invalid: NOT_AN_OBJECT });
 
 /**
  * One prompt on a fresh session made with `create`, as step parts: text as it streams, or
