@@ -185,7 +185,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     return runnable().map((e) => {
       const { id, label, brief, recommended } = e.model;
       const c = e.check!;
-      const bytes = e.model.bytes ?? (c.state === 'needs-download' ? c.bytes : undefined);
+      // Only a model that needs its download has a size in its check.
+      const bytes = e.model.bytes ?? (c as { bytes?: number }).bytes;
       return { id, label, brief, ...(bytes !== undefined ? { bytes } : {}), cached: c.state === 'cached', recommended: !!recommended, selected: e === selected };
     });
   }
