@@ -21,8 +21,6 @@ export const ABORT_MESSAGES = {
   COMPONENT_UNMOUNTED: 'was removed from the page while the call ran',
 } as const;
 
-const isJsonObject = isRecord as (value: unknown) => value is JsonObject;
-
 export type InputRead = { ok: true; value: JsonObject } | { ok: false; error: AgentErrorPayload };
 
 const NO_INPUT: InputRead = Object.freeze({ ok: true, value: Object.freeze({}) });
@@ -36,7 +34,7 @@ export function readInput(input: unknown, maxBytes: number): InputRead {
   if (input === undefined || input === null) return NO_INPUT;
   const snap = snapshotJson(input, { maxBytes, maxDepth: MAX_DEPTH });
   if (snap.ok) {
-    if (isJsonObject(snap.value)) return snap as InputRead;
+    if (isRecord(snap.value)) return snap as InputRead;
     return { ok: false, error: errorPayload('INVALID_INPUT', 'The input must be a JSON object.', { issues: [{ path: '', message: 'must be an object' }] }) };
   }
   const details: JsonObject = { issues: [{ path: snap.path, message: snap.reason }] };
@@ -145,7 +143,7 @@ export function thrownPayload(capabilityId: string, error: unknown, maxBytes: nu
     const e = error as AgentSurfaceError;
     if (Object.hasOwn(DEFAULT_RETRY, e.code) && typeof e.message === 'string') {
       const retry = RETRIES.has(e.retry) ? e.retry : DEFAULT_RETRY[e.code];
-      const details = e.details !== undefined && checkJson(e.details, { maxBytes }).ok && isJsonObject(e.details) ? e.details : undefined;
+      const details = e.details !== undefined && checkJson(e.details, { maxBytes }).ok && isRecord(e.details) ? (e.details as JsonObject) : undefined;
       return errorPayload(e.code, e.message, details, retry);
     }
   }

@@ -84,7 +84,7 @@ const MAX_TIMER_MS = 0x7fffffff;
 const MAX_REASON_LENGTH = 300;
 
 // Every record in a store was made here, so the store's maps hold ConfirmationRecords.
-const records = (map: Map<string, StoredConfirmation>) => map as Map<string, ConfirmationRecord>;
+type Records = Map<string, ConfirmationRecord>;
 
 // -- the pipeline's side ---------------------------------------------------------------------
 
@@ -97,7 +97,7 @@ export function requestConfirmation(store: ConfirmationStore, binding: Confirmat
   open(store);
   const now = Date.now();
   sweep(store, now);
-  for (const record of records(store.live).values()) {
+  for (const record of (store.live as Records).values()) {
     if (record.status === 'pending' && record.matches(binding)) return record;
   }
   if (store.pendingCount >= store.maxPending) return undefined;
@@ -191,7 +191,7 @@ const LOGIC: ConfirmationLogic = {
 
   expireWhere(store, test) {
     if (store.live.size === 0) return;
-    for (const record of [...records(store.live).values()]) if (test(record)) decide(store, record, 'expired');
+    for (const record of [...(store.live as Records).values()]) if (test(record)) decide(store, record, 'expired');
   },
 };
 
@@ -203,12 +203,12 @@ function open(store: ConfirmationStore): void {
 }
 
 function find(store: ConfirmationStore, id: string): ConfirmationRecord | undefined {
-  const live = records(store.live).get(id);
+  const live = (store.live as Records).get(id);
   if (live !== undefined) {
     if (Date.now() >= live.expiresAt) decide(store, live, 'expired');
     return live;
   }
-  return records(store.decided).get(id);
+  return (store.decided as Records).get(id);
 }
 
 function livePending(store: ConfirmationStore, id: unknown): ConfirmationRecord | undefined {
@@ -225,7 +225,7 @@ function sweep(store: ConfirmationStore, now = Date.now()): void {
 function pending(store: ConfirmationStore): readonly PendingConfirmation[] {
   if (store.pendingList === undefined) {
     const list: PendingConfirmation[] = [];
-    for (const record of records(store.live).values()) if (record.status === 'pending') list.push(record.view());
+    for (const record of (store.live as Records).values()) if (record.status === 'pending') list.push(record.view());
     store.pendingList = Object.freeze(list);
   }
   return store.pendingList;

@@ -41,14 +41,18 @@ const KEPT_EFFECTS: ReadonlySet<string> = new Set(['server-mutation', 'external-
 /** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
 const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'external-side-effect']);
 
-const now = (): number => Date.now();
+function now(): number {
+  return Date.now();
+}
 const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
 
 /**
  * The registry's calls in progress. Only the pipeline creates them, so what the registry holds
  * (typed there by what the registry needs) is this class.
  */
-const runningCalls = (core: RegistryCore): RunningCalls => (core.running ??= new RunningCalls(core.ordered)) as RunningCalls;
+function runningCalls(core: RegistryCore): RunningCalls {
+  return (core.running ??= new RunningCalls(core.ordered)) as RunningCalls;
+}
 
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
 class Invocation {
@@ -103,9 +107,9 @@ class HandlerContext implements InvocationContext {
   readonly invocationId: string;
   readonly consumer: AgentConsumer;
   readonly instanceId?: string;
-  #controller: AbortController | undefined = undefined;
+  #controller: AbortController | undefined;
   #aborted = false;
-  #reason: unknown = undefined;
+  #reason: unknown;
 
   constructor(inv: Invocation) {
     this.invocationId = inv.invocationId;

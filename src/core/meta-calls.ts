@@ -18,6 +18,7 @@ import {
   type ScopeEntry,
 } from './meta-tools.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
+import { withInstance } from './util.js';
 import { runCall, type CallRequest } from './toolset-calls.js';
 import type {
   AgentErrorPayload,
@@ -98,9 +99,9 @@ interface Issue {
 
 type Envelope = Record<string, unknown>;
 
-/** An object literal or `Object.create(null)`, from any realm (as the registry accepts it), not an array. */
+/** An object literal or `Object.create(null)`, from any realm (as the registry accepts it); never an array. */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && isPlainJsonObject(value);
+  return typeof value === 'object' && value !== null && isPlainJsonObject(value);
 }
 
 /**
@@ -240,7 +241,7 @@ function snapshot(host: MetaHost, scope = host.floor?.map(formatScopeEntry)): Su
 type Verb = (host: MetaHost, args: Envelope, call: AgentToolCall | undefined) => Promise<AgentInvocationResult>;
 
 const discover: Verb = async (host, v, call) => {
-  const requested = (v.scope as string[] | undefined)?.map((s) => parseScopeEntry(s)!);
+  const requested = (v.scope as string[] | undefined)?.map(parseScopeEntry as (s: string) => ScopeEntry);
   const { scope, rejected } = narrowScope(host.floor, requested);
   // Entirely outside the floor: an empty surface (the registry reads an empty scope as "all").
   const { surfaceVersion, capabilities } =
@@ -271,12 +272,7 @@ const read: Verb = async (host, v, call) => {
       call,
     );
   }
-  return runCall(
-    host,
-    instanceId === undefined ? { capabilityId, input: {} } : { capabilityId, instanceId, input: {} },
-    call,
-    undefined,
-  );
+  return runCall(host, { capabilityId, ...withInstance(instanceId), input: {} }, call, undefined);
 };
 
 const act: Verb = async (host, v, call) => {

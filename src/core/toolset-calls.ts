@@ -7,7 +7,7 @@ import { canonicalJson } from './canonical-json.js';
 import { snapshotJson } from './json-snapshot.js';
 import { errorPayload } from './errors.js';
 import { callInvocationId, failedCall } from './toolset-common.js';
-import { remember } from './util.js';
+import { remember, withInstance } from './util.js';
 import type {
   AgentConsumer,
   AgentInvocationResult,
@@ -133,8 +133,7 @@ export function callDirect(
   // Two-phase: one read of the agent's input, so that the key and the call see the same value. Input
   // that is not JSON goes to the registry as it is, to be refused there; there is nothing to remember.
   const snap = state.twoPhase ? snapshotJson(input ?? {}, { maxBytes: MAX_KEYED_INPUT_BYTES }) : undefined;
-  const request: CallRequest = { capabilityId, registrationId, surfaceVersion: target.version, input: snap?.ok ? snap.value : input };
-  if (instanceId !== undefined) request.instanceId = instanceId;
+  const request: CallRequest = { capabilityId, ...withInstance(instanceId), registrationId, surfaceVersion: target.version, input: snap?.ok ? snap.value : input };
   // Identity of a direct call for two-phase memory: the tool and the input's canonical JSON.
   return runCall(state, request, call, snap?.ok ? `${name}\u0000${canonicalJson(snap.value)}` : undefined);
 }

@@ -38,6 +38,7 @@ import type {
   ToolsetMode,
   WireTarget,
 } from './types.js';
+import { withInstance } from './util.js';
 import { assignWireNames, encodeWireName, targetKey } from './wire-names.js';
 
 /** The options with a fixed set of values (`mode` defaults to its first). */
@@ -414,9 +415,7 @@ export function createAgentToolset(
     wireTargets() {
       const c = current();
       return c
-        ? (c.targets ??= wire(c, ({ capabilityId, instanceId }) =>
-            instanceId === undefined ? { capabilityId } : { capabilityId, instanceId },
-          ))
+        ? (c.targets ??= wire(c, ({ capabilityId, instanceId }) => ({ capabilityId, ...withInstance(instanceId) })))
         : new Map();
     },
     capabilityState() {
