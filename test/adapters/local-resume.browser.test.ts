@@ -174,4 +174,34 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
     expect(await store(otherCache).kept(bad)).to.equal(0);
     expect(await (await caches.open(`${otherCache}:parts`)).keys()).to.have.length(0);
   });
+
+  it('bytes the next download would not continue after are never reported as kept: no validator, a part gone, another size', async () => {
+    const total = sizes['tiny.gguf']!;
+    const m = model('tiny.gguf');
+    const key = new URL(m.url!, location.href).href;
+    const part = (i: number) => `${key}?agent-surface-part=${i}`;
+    const record = (r: object) => new Response(JSON.stringify({ v: 1, bytes: total, parts: [1000], ...r }));
+    for (const [name, r, keepPart] of [
+      ['no validator', {}, true],
+      ['a part gone', { validator: '"tiny-1"' }, false],
+      ['another size', { validator: '"tiny-1"', bytes: total + 1 }, true],
+    ] as const) {
+      const cacheName = await freshCacheName();
+      const parts = await caches.open(`${cacheName}:parts`);
+      await parts.put(key, record(r));
+      if (keepPart) await parts.put(part(0), new Response(new Uint8Array(1000)));
+      expect(await store(cacheName).kept(m), name).to.equal(0);
+      const adapter = track(make(cacheName, m));
+      expect(await settled(adapter), name).to.deep.include({ state: 'needs-download', bytes: total });
+      const seen = recordStatuses(adapter);
+      await adapter.prepare();
+      expect(adapter.status(), name).to.deep.equal({ state: 'ready' });
+      // The whole file from the start: progress never goes back.
+      const progress = progressOf(seen);
+      expect(progress[0], name).to.equal(0);
+      for (let i = 1; i < progress.length; i++) expect(progress[i], name).to.be.at.least(progress[i - 1]!);
+      expect(await bytesOf(await store(cacheName).blob(m)), name).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+      await adapter.unload();
+    }
+  });
 });

@@ -8,7 +8,7 @@
  * new body. The whole file is checked against the expected size, and against `sha256` when the
  * model gives one, before the model's record says it is on this device.
  */
-import { keptBytes, keyOf, openCache, partKey, partsOf, readRecord, type StoredFile } from './store-file.js';
+import { keptBytes, keyOf, openCache, partKey, partsOf, resumable, type StoredFile } from './store-file.js';
 import type { LocalModel } from './types.js';
 import { why } from './words.js';
 
@@ -33,9 +33,7 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
   const bytes = await openCache(cacheName, true);
   // Whatever the model's record said, it is being replaced: until this ends it is not on the device.
   await main.delete(key);
-  let file = await readRecord(bytes, key);
-  // Continue only from parts that are all still there, named by a validator the server can check.
-  if (!file?.validator || (model.bytes && file.bytes !== model.bytes) || !(await partsOf(bytes, key, file))) file = undefined;
+  let file = await resumable(bytes, key, model);
   let kept = keptBytes(file);
   // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
   if (!(file?.bytes && kept === file.bytes)) {

@@ -41,3 +41,13 @@ export async function partsOf(bytes: Cache, key: string, file: StoredFile | unde
   const parts = await Promise.all(file?.parts.map((_, i) => bytes.match(partKey(key, i))) ?? []);
   return file && parts.every(Boolean) ? (parts as Response[]) : undefined;
 }
+
+/**
+ * The unfinished download of `model` a new one can continue: its record, when every part it names
+ * is still there, a validator names the server's file for `If-Range`, and its size is the model's.
+ * What `kept` reports and where the next download starts, so the two never disagree.
+ */
+export async function resumable(bytes: Cache, key: string, model: { bytes?: number }): Promise<StoredFile | undefined> {
+  const file = await readRecord(bytes, key);
+  return file?.validator && !(model.bytes && file.bytes !== model.bytes) && (await partsOf(bytes, key, file)) ? file : undefined;
+}

@@ -4,7 +4,7 @@
  * is here; the download and the engine's glue load with the first `load`, and wllama itself with
  * the first model.
  */
-import { keptBytes, keyOf, openCache, partsOf, readRecord } from '../store-file.js';
+import { keptBytes, keyOf, openCache, partsOf, readRecord, resumable } from '../store-file.js';
 import type { EngineCheck, LocalEngine, LocalModel, ModelStore, WasmEngineOptions } from '../types.js';
 
 export type { ModelStore, WasmEngineOptions };
@@ -25,7 +25,8 @@ export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: M
     has: async (model) => !!(await parts(model)),
     async kept(model) {
       try {
-        return keptBytes(await readRecord(await openCache(name, true), keyOf(model.url!)));
+        // Only bytes the next download continues after: a record it would start over from counts none.
+        return keptBytes(await resumable(await openCache(name, true), keyOf(model.url!), model));
       } catch {
         return 0;
       }
