@@ -69,18 +69,6 @@ export interface OutputRefusal {
   cause: Error;
 }
 
-/** An output that is not JSON within `maxBytes` (`undefined` stands for null), else `undefined`. */
-export function outputNotJson(capabilityId: string, value: unknown, maxBytes: number): OutputRefusal | undefined {
-  const check = snapshotJson(value, { maxBytes, maxDepth: MAX_DEPTH });
-  if (check.ok) return undefined;
-  return {
-    error: errorPayload('EXECUTION_FAILED', `"${capabilityId}" produced an output that cannot be returned.`, {
-      reason: check.code === 'too-large' ? 'output-too-large' : 'output-not-json',
-    }),
-    cause: new TypeError(`The output of "${capabilityId}" is not usable: ${check.reason} at "${check.path}"`),
-  };
-}
-
 /** The output validator refused (`problem`: its issues) or threw (`problem`: the error). */
 export function outputMismatch(capabilityId: string, problem: unknown): OutputRefusal {
   return {
@@ -109,8 +97,17 @@ export function checkOutput(
   maxBytes: number,
   validate: ValueValidator | undefined,
 ): OutputRefusal | undefined | PromiseLike<OutputRefusal | undefined> {
-  const refused = outputNotJson(capabilityId, value, maxBytes);
-  if (refused !== undefined || validate === undefined) return refused;
+  // Not JSON within `maxBytes` (`undefined` stands for null).
+  const check = snapshotJson(value, { maxBytes, maxDepth: MAX_DEPTH });
+  if (!check.ok) {
+    return {
+      error: errorPayload('EXECUTION_FAILED', `"${capabilityId}" produced an output that cannot be returned.`, {
+        reason: check.code === 'too-large' ? 'output-too-large' : 'output-not-json',
+      }),
+      cause: new TypeError(`The output of "${capabilityId}" is not usable: ${check.reason} at "${check.path}"`),
+    };
+  }
+  if (validate === undefined) return undefined;
   let outcome: ValidationOutcome | PromiseLike<ValidationOutcome>;
   try {
     outcome = validate(value as JsonValue);

@@ -48,16 +48,12 @@ export class CanonicalJsonError extends TypeError {
   readonly code: JsonProblemCode;
 
   constructor(problem: JsonProblem) {
-    super(`canonicalJson: ${problem.reason} at ${describePath(problem.path)}`);
+    // The pointer quoted, or `(root)` for the empty one.
+    super(`canonicalJson: ${problem.reason} at ${problem.path === '' ? '(root)' : `"${problem.path}"`}`);
     this.name = 'CanonicalJsonError';
     this.path = problem.path;
     this.code = problem.code;
   }
-}
-
-/** `/a/0` style pointers; `(root)` for the empty pointer, in messages only. */
-function describePath(path: string): string {
-  return path === '' ? '(root)' : `"${path}"`;
 }
 
 /** Builds a JSON pointer from path segments (RFC 6901). */
@@ -87,10 +83,6 @@ export function isPlainObject(value: object): boolean {
 type Problem = Omit<JsonProblem, 'path'>;
 const CYCLE: Problem = { code: 'cycle', reason: 'a cycle (the value contains itself)' };
 const HOLE: Problem = { code: 'sparse-array', reason: 'an array hole is not JSON' };
-const notPlain = (value: object): Problem => ({
-  code: 'non-plain-object',
-  reason: `${typeName(value)} is not a plain object, so not JSON`,
-});
 
 /** What is wrong with each kind of value JSON cannot hold, by `typeof`. */
 const NOT_JSON: Readonly<Record<string, Problem>> = {
@@ -173,7 +165,7 @@ export function walkJson(
         }
         if (canonical) text += ']';
       } else {
-        if (!isPlainObject(v)) return fail(notPlain(v));
+        if (!isPlainObject(v)) return fail({ code: 'non-plain-object', reason: `${typeName(v)} is not a plain object, so not JSON` });
         const keys = Object.keys(v);
         if (canonical) {
           keys.sort();

@@ -196,16 +196,6 @@ function sameAsManifest(c: object, n: NormalizedContract): boolean {
   );
 }
 
-/** The top-level fields where two normalized contracts differ (for the refusal message). */
-function differingFields(a: NormalizedContract, b: NormalizedContract): string[] {
-  const x = a as unknown as JsonObject;
-  const y = b as unknown as JsonObject;
-  const out = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((f) => !jsonEqual(x[f], y[f]));
-  // Model-visible fields first: they are the ones that matter to a reviewer.
-  const visible = MODEL_VISIBLE_FIELDS as readonly string[];
-  return out.sort((p, q) => Number(!visible.includes(p)) - Number(!visible.includes(q)));
-}
-
 /**
  * The authority a build approved. Throws a `TypeError` at once when `manifest` or `validators`
  * do not have the compiler's shape (a programmer's mistake); `admit` never throws.
@@ -296,7 +286,14 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
       // known is defined: the token belongs to this id.
       const prepared = known!;
       if (canonicalJson(normalized.contract) !== prepared.canonical) {
-        const fields = differingFields(normalized.contract, prepared.entry.contract);
+        // The top-level fields where the two differ, model-visible ones first: they are the ones that
+        // matter to a reviewer.
+        const x = normalized.contract as unknown as JsonObject;
+        const y = prepared.entry.contract as unknown as JsonObject;
+        const visible = MODEL_VISIBLE_FIELDS as readonly string[];
+        const fields = [...new Set([...Object.keys(x), ...Object.keys(y)])]
+          .filter((f) => !jsonEqual(x[f], y[f]))
+          .sort((p, q) => Number(!visible.includes(p)) - Number(!visible.includes(q)));
         return refuse(
           id,
           `differs from the authorized contract (${fields.join(', ')}): `,

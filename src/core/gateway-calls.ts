@@ -62,11 +62,11 @@ export async function callGatewayTool(
         .then(() => spec.handler(value, { signal: controller.signal, invocationId, consumer: spec.consumer }))
         .then((output) => resolve({ output }), reject);
     });
-    if (outcome === 'TIMEOUT') {
-      controller.abort();
-      return fail(errorPayload(outcome, `"${c.id}" ${ABORT_MESSAGES.TIMEOUT}.`, { timeoutMs: c.timeoutMs }));
+    if (typeof outcome === 'string') {
+      const timedOut = outcome === 'TIMEOUT';
+      if (timedOut) controller.abort();
+      return fail(errorPayload(outcome, `"${c.id}" ${ABORT_MESSAGES[outcome]}.`, timedOut ? { timeoutMs: c.timeoutMs } : undefined));
     }
-    if (outcome === 'CANCELLED') return fail(errorPayload(outcome, `"${c.id}" ${ABORT_MESSAGES.CANCELLED}.`));
     const output = outcome.output === undefined ? null : outcome.output;
     const refused = await checkOutput(c.id, output, spec.maxOutputBytes, spec.validateOutput);
     if (refused) return fail(refused.error);

@@ -179,7 +179,11 @@ class Execution implements RunningCall {
     if (this.#settled) return;
     const inv = this.#inv;
     inv.abortCode = code;
-    inv.ctx?.abort(abortReason(code, inv));
+    // The handler's `ctx.signal` is aborted with the caller's own reason when it cancelled.
+    inv.ctx?.abort(
+      (code === 'CANCELLED' ? inv.signal?.reason : undefined) ??
+        new DOMException(`"${inv.capabilityId}" ${ABORT_MESSAGES[code]}`, code === 'TIMEOUT' ? 'TimeoutError' : 'AbortError'),
+    );
     this.#end();
   }
 
@@ -189,13 +193,6 @@ class Execution implements RunningCall {
     this.#inv.signal?.removeEventListener('abort', this);
     this.#resolve();
   }
-}
-/** What the handler's `ctx.signal` is aborted with: the caller's own reason when it cancelled. */
-function abortReason(code: AbortCode, inv: Invocation): unknown {
-  return (
-    (code === 'CANCELLED' ? inv.signal?.reason : undefined) ??
-    new DOMException(`"${inv.capabilityId}" ${ABORT_MESSAGES[code]}`, code === 'TIMEOUT' ? 'TimeoutError' : 'AbortError')
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,7 +306,11 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
       }
     }
   } catch (error) {
-    result = internalFailure(core, inv, error);
+    // A fault of the registry itself: the page author sees the trace, the agent a generic failure.
+    const trace = String((error as Error)?.stack ?? error);
+    issueError('INTERNAL', trace, `invoke failed inside the registry: ${trace}`);
+    inv.setCause(error);
+    result = failure(core, inv, 'EXECUTION_FAILED', 'The call failed inside the page.', { reason: 'internal' });
   } finally {
     if (inv.holdsSlot) {
       inv.holdsSlot = false;
@@ -346,13 +347,6 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
     core.emit('invocation', event);
   }
   return result;
-}
-
-function internalFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
-  const trace = String((error as Error)?.stack ?? error);
-  issueError('INTERNAL', trace, `invoke failed inside the registry: ${trace}`);
-  inv.setCause(error);
-  return failure(core, inv, 'EXECUTION_FAILED', 'The call failed inside the page.', { reason: 'internal' });
 }
 
 const OPTIONAL_FIELDS = ['instanceId', 'registrationId', 'surfaceVersion', 'confirmationId'] as const;
@@ -425,10 +419,6 @@ function parseVersion(prefix: string, version: string): number {
   return COUNTER.test(digits) ? +digits : -1;
 }
 
-function notFound(core: RegistryCore, inv: Invocation): AgentInvocationResult {
-  return failure(core, inv, 'CAPABILITY_NOT_FOUND', `No capability ${quote(inv.capabilityId)} is on this surface; take a new snapshot.`);
-}
-
 function unmounted(core: RegistryCore, inv: Invocation): AgentInvocationResult {
   return failure(core, inv, 'COMPONENT_UNMOUNTED', `"${inv.capabilityId}" was removed from the page; take a new snapshot.`);
 }
@@ -437,14 +427,15 @@ function unmounted(core: RegistryCore, inv: Invocation): AgentInvocationResult {
 function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | undefined {
   // 2. Resolution
   const slot = core.slots.get(inv.capabilityId);
-  if (slot === undefined) return notFound(core, inv);
-  let reg = inv.instanceId !== undefined ? slot.instances.get(inv.instanceId) : slot.only;
+  let reg = slot === undefined ? undefined : inv.instanceId !== undefined ? slot.instances.get(inv.instanceId) : slot.only;
   if (reg === undefined || !shown(core, inv, reg)) {
     // Only what this consumer may discover counts, in errors too: a hidden instance is absent.
     const visible: Registration[] = [];
-    for (const r of slot.instances.values()) if (shown(core, inv, r)) visible.push(r);
+    if (slot !== undefined) for (const r of slot.instances.values()) if (shown(core, inv, r)) visible.push(r);
     reg = undefined;
-    if (visible.length === 0) return notFound(core, inv);
+    if (visible.length === 0) {
+      return failure(core, inv, 'CAPABILITY_NOT_FOUND', `No capability ${quote(inv.capabilityId)} is on this surface; take a new snapshot.`);
+    }
     if (inv.instanceId !== undefined) {
       return failure(core, inv, 'CAPABILITY_NOT_FOUND', `"${inv.capabilityId}" has no instance ${quote(inv.instanceId)}; take a new snapshot.`, {
         instances: listInstances(visible),
@@ -715,7 +706,11 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
     const details: JsonObject | undefined = code === 'TIMEOUT' ? { timeoutMs: inv.reg!.info.contract.timeoutMs } : undefined;
     return failure(core, inv, code, `"${inv.capabilityId}" ${ABORT_MESSAGES[code]}.`, details);
   }
-  if (inv.thrown) return handlerFailure(core, inv, inv.error);
+  if (inv.thrown) {
+    // A thrown `AgentSurfaceError` reaches the agent as is; anything else becomes a generic failure.
+    inv.setCause(inv.error);
+    return refusal(core, inv, thrownPayload(inv.capabilityId, inv.error, core.limits.maxOutputBytes));
+  }
   const value = (inv.value === undefined ? null : inv.value) as JsonValue;
   const refused = checkOutput(inv.capabilityId, value, core.limits.maxOutputBytes, inv.reg!.info.validateOutput);
   if (refused === undefined) return success(core, inv, value);
@@ -731,10 +726,4 @@ function success(core: RegistryCore, inv: Invocation, output: JsonValue): AgentI
 function outputRefused(core: RegistryCore, inv: Invocation, refused: OutputRefusal): AgentInvocationResult {
   inv.setCause(refused.cause);
   return refusal(core, inv, refused.error);
-}
-
-/** A thrown `AgentSurfaceError` reaches the agent as is; anything else becomes a generic failure. */
-function handlerFailure(core: RegistryCore, inv: Invocation, error: unknown): AgentInvocationResult {
-  inv.setCause(error);
-  return refusal(core, inv, thrownPayload(inv.capabilityId, error, core.limits.maxOutputBytes));
 }

@@ -26,7 +26,6 @@ import type {
   AgentToolCall,
   CapabilityDescriptor,
   JsonObject,
-  JsonSchema,
   JsonValue,
   SurfaceSnapshot,
 } from './types.js';
@@ -183,26 +182,20 @@ export function discoveryPayload(
   const tail: JsonObject = {};
   if (scopeRejected.length) tail.scopeRejected = { prefixes: [...scopeRejected] };
   const capabilities: DiscoveredCapability[] = [];
-  if (budget?.maxBytes === undefined) {
-    for (let i = 0; i < limit; i++) capabilities.push(discoveryEntry(descriptors[i]!));
-  } else {
-    // Reserve room for the largest possible `truncated` marker, then fill greedily in order.
-    const envelope = utf8Length(
-      JSON.stringify({
-        surfaceVersion,
-        capabilities: [],
-        truncated: { droppedComponents: descriptors.length },
-        ...tail,
-      }),
-    );
-    let used = envelope;
-    for (let i = 0; i < limit; i++) {
-      const entry = discoveryEntry(descriptors[i]!);
+  const maxBytes = budget?.maxBytes;
+  // Room is reserved for the largest possible `truncated` marker, then filled greedily in order.
+  let used =
+    maxBytes === undefined
+      ? 0
+      : utf8Length(JSON.stringify({ surfaceVersion, capabilities, truncated: { droppedComponents: descriptors.length }, ...tail }));
+  for (let i = 0; i < limit; i++) {
+    const entry = discoveryEntry(descriptors[i]!);
+    if (maxBytes !== undefined) {
       const bytes = utf8Length(JSON.stringify(entry)) + (i > 0 ? 1 : 0);
-      if (used + bytes > budget.maxBytes) break;
+      if (used + bytes > maxBytes) break;
       used += bytes;
-      capabilities.push(entry);
     }
+    capabilities.push(entry);
   }
   const payload: JsonObject = { surfaceVersion, capabilities };
   const dropped = descriptors.length - capabilities.length;
@@ -317,8 +310,11 @@ export async function callMetaTool(
  * known and expects an object, and the text parses to one; a development warning says so.
  */
 function repairInput(host: MetaHost, capabilityId: string, text: string): JsonObject | undefined {
-  const descriptor = snapshot(host).capabilities.find((d) => d.capabilityId === capabilityId);
-  if (!descriptor || !expectsObject(descriptor.inputSchema)) return undefined;
+  const schema = snapshot(host).capabilities.find((d) => d.capabilityId === capabilityId)?.inputSchema;
+  const type = schema?.type;
+  // Expects an object: says so, or lists properties without a type.
+  if (!schema || !(type === 'object' || (Array.isArray(type) && type.includes('object')) || (type === undefined && 'properties' in schema)))
+    return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -335,14 +331,4 @@ function repairInput(host: MetaHost, capabilityId: string, text: string): JsonOb
     );
   }
   return parsed as JsonObject;
-}
-
-function expectsObject(schema: JsonSchema | undefined): boolean {
-  if (!schema) return false;
-  const type = schema.type;
-  return (
-    type === 'object' ||
-    (Array.isArray(type) && type.includes('object')) ||
-    (type === undefined && 'properties' in schema)
-  );
 }

@@ -33,7 +33,6 @@ import type {
   AgentToolsetOptions,
   CapabilityDescriptor,
   ConfirmationMode,
-  JsonSchema,
   SurfaceSnapshot,
   ToolsetMode,
   WireTarget,
@@ -199,12 +198,6 @@ function sameCatalog(a: readonly CapabilityDescriptor[], b: readonly CapabilityD
   return true;
 }
 
-/** Providers require an object schema; contracts guarantee one, this guards hand-made descriptors. */
-function providerSchema(schema: JsonSchema | undefined): JsonSchema {
-  if (schema && schema.type === 'object') return schema;
-  return { ...(schema ?? {}), type: 'object' };
-}
-
 interface DirectEntry {
   descriptor: CapabilityDescriptor;
   /** The level-0 wire name. */
@@ -360,7 +353,8 @@ export function createAgentToolset(
     return Object.freeze({
       name,
       description: describeCapability(d),
-      inputSchema: providerSchema(d.inputSchema),
+      // Providers require an object schema; contracts guarantee one, this guards hand-made descriptors.
+      inputSchema: d.inputSchema?.type === 'object' ? d.inputSchema : { ...d.inputSchema, type: 'object' },
       // Registry descriptors are frozen: share their state object instead of copying it.
       state: Object.isFrozen(d.state) ? d.state : Object.freeze({ ...d.state }),
       execute: directExecute(calls, entry, name),
