@@ -213,6 +213,9 @@ const MAX_MEMO = 64;
 
 const AVAILABLE: CapabilityState = Object.freeze({ available: true });
 
+/** The fields that answer calls (a module constant: `register()` allocates no list per call). */
+const ANSWERS = ['handler', 'read'] as const;
+
 /**
  * What the registry needs of the calls in progress, running and queued (`running.ts`): only the
  * pipeline makes calls, and it builds this on its first one.
@@ -395,7 +398,8 @@ export class RegistryCore {
         'instance',
       );
     }
-    for (const [key, value] of [['handler', handler], ['read', read]] as const) {
+    for (const key of ANSWERS) {
+      const value = options[key];
       if (value !== undefined && typeof value !== 'function') this.#invalid(`${where}: ${key} must be a function`, declaredId, instanceId, key);
     }
     const initialState = normalizeState(state, AVAILABLE, where);

@@ -17,10 +17,8 @@ import type {
   AgentSurfaceRegistry,
   CapabilityContract,
   CapabilityHandler,
-  CapabilityKind,
   CapabilityState,
   DefinitionErrorPayload,
-  JsonObject,
   ObservationReader,
   RegisterOptions,
   RegistrationHandle,
@@ -46,12 +44,36 @@ export interface CapabilityHost extends ReactiveElement {
   read: ObservationReader | undefined;
 }
 
-/** A registration waiting for the next batch: where, what, and the keys that tell a real change. */
+/**
+ * A registration waiting for the next batch: where, what, and what tells a real change: the
+ * contract's JSON, the token and the instance (compared one by one, so a thousand rows build no
+ * key string each; `registrationKey` joins them where a refusal is remembered), and the state's key.
+ */
 interface Desired {
   registry: AgentSurfaceRegistry;
-  key: string;
+  json: string;
+  token: string | null;
+  instanceId: string | undefined;
   stateKey: string;
   options: RegisterOptions;
+}
+
+/** What `JSON.stringify([contract, token, instanceId ?? null])` gives, from the contract's JSON. */
+const registrationKey = (d: Pick<Desired, 'json' | 'token' | 'instanceId'>): string =>
+  `[${d.json},${JSON.stringify(d.token)},${JSON.stringify(d.instanceId ?? null)}]`;
+
+/**
+ * What the registry asks a markup registration when a registration from script claims the same
+ * (capability, instance): one per element, for all its registrations.
+ */
+class Yielding {
+  constructor(private readonly s: CapabilityRecord) {}
+  yields(): boolean {
+    return !scripted(this.s.el);
+  }
+  displaced(): void {
+    displaced(this.s);
+  }
 }
 
 /**
@@ -74,6 +96,8 @@ export interface CapabilityRecord {
   claim?: { claim: Claim; desired: Desired } | undefined;
   /** Set when the batch is to release the registration and the claim (see `releaseLater`). */
   leaving?: boolean;
+  /** Its answer to the registry about registrations from script (see `Yielding`). */
+  yielding?: Yielding | undefined;
   /** The claim key of the conflict last reported, so a conflict is reported once. */
   reported?: string | undefined;
 }
@@ -168,7 +192,7 @@ export function updateCapability(s: CapabilityRecord): void {
   }
   const doc = el.ownerDocument;
   let contract = el.contract;
-  // The contract's JSON, for the key that tells a real change.
+  // The contract's JSON, which tells a real change.
   let json: string | undefined;
   if (doc.readyState === 'loading' && !contract) {
     // Still being parsed: the schema scripts may not be here yet. Register once they all are.
@@ -197,8 +221,8 @@ export function updateCapability(s: CapabilityRecord): void {
   if (DEV_MODE) checkBehaviour(el, contract.kind, el.handler, el.read);
   const token = el.getAttribute('token');
   const instanceId = view?.instance;
-  // What `JSON.stringify([contract, token, instanceId ?? null])` gives, without serializing a contract read from markup again.
-  const key = `[${json ?? JSON.stringify(contract)},${JSON.stringify(token)},${JSON.stringify(instanceId ?? null)}]`;
+  // A contract read from markup comes with its JSON; one set by script is serialized here.
+  json ??= JSON.stringify(contract);
   const reason = el.getAttribute('unavailable');
   const note = el.getAttribute('note');
   // Most capabilities are plainly available: one shared state and key for them, and the registry's own default.
@@ -212,14 +236,15 @@ export function updateCapability(s: CapabilityRecord): void {
   }
 
   const current = s.current;
-  if (current?.registry === registry && current.key === key) {
+  if (current?.registry === registry && current.json === json && current.token === token && current.instanceId === instanceId) {
     if (stateKey !== current.stateKey) {
       current.stateKey = stateKey;
       current.handle.update(state);
     }
     return;
   }
-  if (s.refusal?.registry === registry && s.refusal.key === key) return;
+  const desired = { registry, json, token, instanceId, stateKey } as Desired;
+  if (s.refusal?.registry === registry && s.refusal.key === registrationKey(desired)) return;
 
   releaseLater(s);
   const options = {
@@ -228,16 +253,16 @@ export function updateCapability(s: CapabilityRecord): void {
     // The element logs a refusal itself, naming its start tag: one console error, not two.
     [REPORTS_OWN_REFUSALS]: 1,
     // Without a behaviour set by script, a registration from script takes its place.
-    [YIELDS_TO_SCRIPT]: { yields: () => !scripted(el), displaced: () => displaced(s) },
+    [YIELDS_TO_SCRIPT]: (s.yielding ??= new Yielding(s)),
   } as RegisterOptions & { [REPORTS_OWN_REFUSALS]: 1; [YIELDS_TO_SCRIPT]: unknown };
   if (instanceId !== undefined) options.instanceId = instanceId;
   if (state !== AVAILABLE) options.state = state;
   // Calls reach `.handler` / `.read` as they are at call time; without them, `agent-invoke`.
-  const answer = (kind: CapabilityKind, input: JsonObject, ctx: Parameters<CapabilityHandler>[1]) =>
-    dispatchInvoke(el, s.current?.handle.capabilityId ?? '', kind, input, ctx);
-  if (contract.kind === 'observation') options.read = (ctx, input) => (el.read ? el.read(ctx, input) : answer('observation', input ?? {}, ctx));
-  else options.handler = (input, ctx) => (el.handler ? el.handler(input, ctx) : answer('action', input, ctx));
-  s.desired = { registry, key, stateKey, options };
+  if (contract.kind === 'observation')
+    options.read = (ctx, input) => (el.read ? el.read(ctx, input) : dispatchInvoke(el, s.current?.handle.capabilityId ?? '', 'observation', input ?? {}, ctx));
+  else options.handler = (input, ctx) => (el.handler ? el.handler(input, ctx) : dispatchInvoke(el, s.current?.handle.capabilityId ?? '', 'action', input, ctx));
+  desired.options = options;
+  s.desired = desired;
   // Registration is two-phase across elements: every element changed in one task releases its old
   // registration, then all register, in one batch at the end of the microtask. Two capabilities
   // trading an id or an instance (views swapped, names exchanged) so never collide on the way, and a
@@ -347,7 +372,7 @@ function displaced(s: CapabilityRecord): void {
   s.current = undefined;
   if (!current) return;
   // Not tried again until the declaration changes or the element reconnects.
-  s.refusal = { registry: current.registry, key: current.key };
+  s.refusal = { registry: current.registry, key: registrationKey(current) };
   const id = current.handle.capabilityId;
   report(
     s,
@@ -382,7 +407,7 @@ function take(s: CapabilityRecord): void {
     refuse(
       s,
       desired.registry,
-      desired.key,
+      registrationKey(desired),
       error instanceof AgentSurfaceDefinitionError
         ? error.toPayload()
         : { code: 'INVALID_REGISTRATION', message: error instanceof Error ? error.message : String(error) },

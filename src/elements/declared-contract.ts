@@ -35,13 +35,8 @@ export function declaredContract(element: Element, placementView: string | null)
   // query; walked by sibling, which is cheaper than iterating `children`).
   const inputs: (string | null)[] = [placementView];
   for (const [name] of FIELDS) inputs.push(element.getAttribute(name));
-  const scripts: SchemaScriptInfo[] = [];
   for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
-    if (child.localName === 'script') {
-      const script = { type: child.getAttribute('type'), dataSchema: child.getAttribute('data-schema'), text: child.textContent ?? '' };
-      scripts.push(script);
-      inputs.push(script.type, script.dataSchema, script.text);
-    }
+    if (child.localName === 'script') inputs.push(child.getAttribute('type'), child.getAttribute('data-schema'), child.textContent ?? '');
   }
   const key = JSON.stringify(inputs);
   const known = read.get(key);
@@ -52,6 +47,9 @@ export function declaredContract(element: Element, placementView: string | null)
     return known;
   }
 
+  // Each script's type, data-schema and text follow the attributes in `inputs`.
+  const scripts: SchemaScriptInfo[] = [];
+  for (let i = FIELDS.length + 1; i < inputs.length; i += 3) scripts.push({ type: inputs[i], dataSchema: inputs[i + 1], text: inputs[i + 2]! });
   const texts = schemaTextsFromScripts(scripts, element.getAttribute('name'));
   // Every contract attribute by its camelCase field; `untrusted-output` is a flag.
   const declaration: Record<string, unknown> = {
