@@ -30,7 +30,9 @@ export class ConfirmationRecord implements StoredConfirmation {
     this.id = id;
     this.binding = binding;
     this.input = deepFreeze(JSON.parse(binding.canonicalInput) as JsonObject);
-    this.inputDigest = digest(binding.canonicalInput);
+    // A short, stable fingerprint of the canonical input for display and audit (cyrb53, 53 bits, the
+    // hash wire names use). The binding itself compares the full canonical text, never this digest.
+    this.inputDigest = `c53-${wireHash(binding.canonicalInput, 11)}`;
     this.createdAt = createdAt;
     this.expiresAt = expiresAt;
   }
@@ -292,11 +294,3 @@ function holdWhileAwaited(record: ConfirmationRecord): void {
 }
 
 let confirmationSeq = 0;
-
-/**
- * A short, stable fingerprint of the canonical input for display and audit (cyrb53, 53 bits, the
- * hash wire names use). The binding itself compares the full canonical text, never this digest.
- */
-export function digest(text: string): string {
-  return `c53-${wireHash(text, 11)}`;
-}

@@ -39,17 +39,6 @@ function isPathPrefix(prefix: readonly string[], path: readonly string[]): boole
   return true;
 }
 
-/** The entry both `a` and `b` allow, or `undefined` when they share nothing. */
-export function intersectScopeEntries(a: ScopeEntry, b: ScopeEntry): ScopeEntry | undefined {
-  if (a.plane && b.plane && a.plane !== b.plane) return undefined;
-  const plane = a.plane ?? b.plane;
-  let path: string[];
-  if (isPathPrefix(a.path, b.path)) path = b.path;
-  else if (isPathPrefix(b.path, a.path)) path = a.path;
-  else return undefined;
-  return plane === undefined ? { path } : { plane, path };
-}
-
 export interface NarrowedScope {
   /** `undefined`: no restriction at all. `[]`: nothing is in scope. */
   scope: string[] | undefined;
@@ -73,9 +62,11 @@ export function narrowScope(
   for (const want of requested) {
     let any = false;
     for (const base of floor) {
-      const both = intersectScopeEntries(want, base);
-      if (both) {
-        scope.push(formatScopeEntry(both));
+      // What both allow: one plane (or the one either names), and the longer of two nested paths.
+      if (want.plane && base.plane && want.plane !== base.plane) continue;
+      const path = isPathPrefix(want.path, base.path) ? base.path : isPathPrefix(base.path, want.path) ? want.path : undefined;
+      if (path) {
+        scope.push(formatScopeEntry({ plane: want.plane ?? base.plane, path }));
         any = true;
       }
     }
@@ -153,21 +144,6 @@ export interface DiscoveredCapability extends JsonObject {
 /** What discovery shows of every capability, after its id and instance. */
 const DISCOVERED_FIELDS = ['kind', 'effect', 'confirmation', 'description', 'inputSchema'] as const;
 
-/** One capability as discovery shows it: stable fields, then live state only when it says something. */
-export function discoveryEntry(d: CapabilityDescriptor): DiscoveredCapability {
-  const entry: DiscoveredCapability = { capabilityId: d.capabilityId };
-  if (d.instanceId !== undefined) entry.instanceId = d.instanceId;
-  for (const key of DISCOVERED_FIELDS) entry[key] = d[key];
-  if (d.untrustedOutput) entry.untrustedOutput = true;
-  if (!d.state.available || d.state.note !== undefined) {
-    const state: JsonObject = { available: d.state.available };
-    if (!d.state.available) state.unavailableReason = d.state.unavailableReason ?? 'not right now';
-    if (d.state.note !== undefined) state.note = d.state.note;
-    entry.state = state;
-  }
-  return entry;
-}
-
 /**
  * The discovery payload under a budget. Capabilities keep snapshot order and are dropped from the end:
  * at most `maxComponents`, and a JSON text (as `toToolResult` writes it) of at most `maxBytes`.
@@ -189,7 +165,17 @@ export function discoveryPayload(
       ? 0
       : utf8Length(JSON.stringify({ surfaceVersion, capabilities, truncated: { droppedComponents: descriptors.length }, ...tail }));
   for (let i = 0; i < limit; i++) {
-    const entry = discoveryEntry(descriptors[i]!);
+    // One capability as discovery shows it: stable fields, then live state only when it says something.
+    const d = descriptors[i]!;
+    const entry: DiscoveredCapability = { capabilityId: d.capabilityId, ...withInstance(d.instanceId) };
+    for (const key of DISCOVERED_FIELDS) entry[key] = d[key];
+    if (d.untrustedOutput) entry.untrustedOutput = true;
+    if (!d.state.available || d.state.note !== undefined) {
+      const state: JsonObject = { available: d.state.available };
+      if (!d.state.available) state.unavailableReason = d.state.unavailableReason ?? 'not right now';
+      if (d.state.note !== undefined) state.note = d.state.note;
+      entry.state = state;
+    }
     if (maxBytes !== undefined) {
       const bytes = utf8Length(JSON.stringify(entry)) + (i > 0 ? 1 : 0);
       if (used + bytes > maxBytes) break;

@@ -95,7 +95,8 @@ export async function runCall(
   else delete base.confirmationId;
   const first = await registry.invoke(base);
   if (first.ok || first.error.code !== 'CONFIRMATION_REQUIRED') {
-    if (pending && rememberAs !== undefined) state.pendingByCall.delete(rememberAs);
+    // A remembered confirmation is only ever found under `rememberAs`.
+    if (pending) state.pendingByCall.delete(rememberAs!);
     return first;
   }
   const details = first.error.details ?? {};

@@ -20,21 +20,10 @@ export function prepareToolExecution(): void {
   execution.load().catch(() => {});
 }
 
-/** The answer of a call that could not reach the execution chunk (see `notLoaded`). */
-function unavailable(error: unknown, call: AgentToolCall | undefined, surfaceVersion: string): AgentInvocationResult {
-  let invocationId = '';
-  try {
-    invocationId = callInvocationId(call);
-  } catch {
-    // A hostile getter on the call: the result carries no id.
-  }
-  return notLoaded('tool execution code', 'tool-execution-unavailable', 'load-failed', error, invocationId, surfaceVersion);
-}
-
 /**
  * Runs `fn` of the execution chunk on `args` (the provider's call last): at once when the chunk is
- * loaded, else once it loads, or answers `unavailable` (with the surface version read when the load
- * failed) if it cannot.
+ * loaded, else once it loads, or answers that it could not (with the surface version read when the
+ * load failed).
  */
 export function execute<K extends keyof Execution>(
   fn: K,
@@ -45,5 +34,14 @@ export function execute<K extends keyof Execution>(
   const loaded = execution.module;
   return loaded
     ? go(loaded)
-    : execution.load().then(go, (error: unknown) => unavailable(error, args[args.length - 1] as AgentToolCall | undefined, surfaceVersion()));
+    : execution.load().then(go, (error: unknown) => {
+        // The chunk did not load (see `notLoaded`): the call's id when it can be read.
+        let invocationId = '';
+        try {
+          invocationId = callInvocationId(args[args.length - 1] as AgentToolCall | undefined);
+        } catch {
+          // A hostile getter on the call: the result carries no id.
+        }
+        return notLoaded('tool execution code', 'tool-execution-unavailable', 'load-failed', error, invocationId, surfaceVersion());
+      });
 }
