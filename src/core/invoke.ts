@@ -54,6 +54,9 @@ function runningCalls(core: RegistryCore): RunningCalls {
   return (core.running ??= new RunningCalls(core.ordered)) as RunningCalls;
 }
 
+/** A thrown value or an audit event's `cause` may be anything, `undefined` included: this stands for none. */
+const NONE = Symbol();
+
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
 class Invocation {
   invocationId = '';
@@ -81,21 +84,16 @@ class Invocation {
   ctx: HandlerContext | undefined = undefined;
   pending: Promise<void> | undefined = undefined;
   value: unknown = undefined;
-  thrown = false;
-  error: unknown = undefined;
+  /** What the handler threw (or its promise rejected with), `NONE` until then. */
+  error: unknown = NONE;
   abortCode: AbortCode | undefined = undefined;
-  cause: unknown = undefined;
-  hasCause = false;
+  /** What the audit event reports as `cause`: `NONE` until something failed with one. */
+  cause: unknown = NONE;
   replay: 'joined' | 'cached' | undefined = undefined;
   readonly t0: number;
 
   constructor(t0: number) {
     this.t0 = t0;
-  }
-
-  setCause(cause: unknown): void {
-    this.cause = cause;
-    this.hasCause = true;
   }
 }
 
@@ -108,8 +106,8 @@ class HandlerContext implements InvocationContext {
   readonly consumer: AgentConsumer;
   readonly instanceId?: string;
   #controller: AbortController | undefined;
-  #aborted = false;
-  #reason: unknown;
+  /** Why the call was aborted, `NONE` while it was not. */
+  #reason: unknown = NONE;
 
   constructor(inv: Invocation) {
     this.invocationId = inv.invocationId;
@@ -121,14 +119,13 @@ class HandlerContext implements InvocationContext {
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
+      if (this.#reason !== NONE) this.#controller.abort(this.#reason);
     }
     return this.#controller.signal;
   }
 
   abort(reason: unknown): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
+    if (this.#reason !== NONE) return;
     this.#reason = reason;
     this.#controller?.abort(reason);
   }
@@ -165,7 +162,6 @@ class Execution implements RunningCall {
 
   onError(error: unknown): void {
     if (this.#settled) return;
-    this.#inv.thrown = true;
     this.#inv.error = error;
     this.#end();
   }
@@ -309,7 +305,7 @@ export async function runInvocation(core: RegistryCore, request: unknown): Promi
     // A fault of the registry itself: the page author sees the trace, the agent a generic failure.
     const trace = String((error as Error)?.stack ?? error);
     issueError('INTERNAL', trace, `invoke failed inside the registry: ${trace}`);
-    inv.setCause(error);
+    inv.cause = error;
     result = failure(core, inv, 'EXECUTION_FAILED', 'The call failed inside the page.', { reason: 'internal' });
   } finally {
     if (inv.holdsSlot) {
@@ -341,7 +337,7 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
       invocationId: inv.invocationId,
       outcome: result.ok ? 'OK' : result.error.code,
       durationMs: perf.now() - inv.t0,
-      ...(inv.hasCause ? { cause: inv.cause } : {}),
+      ...(inv.cause !== NONE ? { cause: inv.cause } : {}),
       ...(inv.replay !== undefined ? { replay: inv.replay } : {}),
     };
     core.emit('invocation', event);
@@ -672,7 +668,6 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
     value = reg.info.isAction ? reg.handler!(inv.args!, ctx) : reg.read!(ctx, inv.args!);
     then = value !== null && (typeof value === 'object' || typeof value === 'function') ? (value as PromiseLike<unknown>).then : undefined;
   } catch (error) {
-    inv.thrown = true;
     inv.error = error;
     return undefined;
   }
@@ -706,9 +701,9 @@ function outputResult(core: RegistryCore, inv: Invocation): AgentInvocationResul
     const details: JsonObject | undefined = code === 'TIMEOUT' ? { timeoutMs: inv.reg!.info.contract.timeoutMs } : undefined;
     return failure(core, inv, code, `"${inv.capabilityId}" ${ABORT_MESSAGES[code]}.`, details);
   }
-  if (inv.thrown) {
+  if (inv.error !== NONE) {
     // A thrown `AgentSurfaceError` reaches the agent as is; anything else becomes a generic failure.
-    inv.setCause(inv.error);
+    inv.cause = inv.error;
     return refusal(core, inv, thrownPayload(inv.capabilityId, inv.error, core.limits.maxOutputBytes));
   }
   const value = (inv.value === undefined ? null : inv.value) as JsonValue;
@@ -724,6 +719,6 @@ function success(core: RegistryCore, inv: Invocation, output: JsonValue): AgentI
 }
 
 function outputRefused(core: RegistryCore, inv: Invocation, refused: OutputRefusal): AgentInvocationResult {
-  inv.setCause(refused.cause);
+  inv.cause = refused.cause;
   return refusal(core, inv, refused.error);
 }
