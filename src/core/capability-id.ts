@@ -73,9 +73,3 @@ export function isCapabilityId(id: unknown): id is string {
   return parseCapabilityId(id).ok;
 }
 
-/** The plane of a valid id, without splitting the path. */
-export function capabilityPlane(id: string): CapabilityPlane | undefined {
-  if (id.startsWith('view:')) return 'view';
-  if (id.startsWith('domain:')) return 'domain';
-  return undefined;
-}
