@@ -213,9 +213,6 @@ const MAX_MEMO = 64;
 
 const AVAILABLE: CapabilityState = Object.freeze({ available: true });
 
-/** The fields that answer calls (a module constant: `register()` allocates no list per call). */
-const ANSWERS = ['handler', 'read'] as const;
-
 /**
  * What the registry needs of the calls in progress, running and queued (`running.ts`): only the
  * pipeline makes calls, and it builds this on its first one.
@@ -249,13 +246,16 @@ export class RegistryCore {
   readonly slots = new Map<string, CapabilitySlot>();
   /**
    * Every active registration, and the ones released since it was last tidied. A registration is
-   * appended; the next snapshot drops the released ones and sorts the rest into descriptor order
-   * (`#tidy`), so a table of a thousand rows registered or released at once shifts no sorted list
-   * a thousand times. The list itself stays (the pipeline's running calls hold it).
+   * appended; the next snapshot drops the released ones and, if one came out of order, sorts the
+   * rest into descriptor order (`#tidy`), so a table of a thousand rows registered or released at
+   * once shifts no sorted list a thousand times. The list itself stays (the pipeline's running
+   * calls hold it).
    */
   readonly ordered: Registration[] = [];
   /** How many released registrations `ordered` still holds. */
   #released = 0;
+  /** Whether a registration was appended after one that sorts later. */
+  #unsorted = false;
   /**
    * Snapshots of the surface at `#memoAt`, per (consumer, scope): a repeated call returns the very
    * same frozen object. More than `MAX_MEMO` pairs start over.
@@ -398,7 +398,8 @@ export class RegistryCore {
         'instance',
       );
     }
-    for (const key of ANSWERS) {
+    // Names only: a list of (name, value) pairs would be three arrays per registration.
+    for (const key of ['handler', 'read'] as const) {
       const value = options[key];
       if (value !== undefined && typeof value !== 'function') this.#invalid(`${where}: ${key} must be a function`, declaredId, instanceId, key);
     }
@@ -483,7 +484,9 @@ export class RegistryCore {
     if (slot === undefined) this.slots.set(id, (slot = { instances: new Map(), only: undefined }));
     slot.instances.set(instanceId, registration);
     slot.only = slot.instances.size === 1 ? registration : undefined;
-    this.ordered.push(registration);
+    const list = this.ordered;
+    this.#unsorted ||= compareRegistrations(list.at(-1) ?? registration, registration) > 0;
+    list.push(registration);
     return new Handle(this, registration);
   }
 
@@ -494,7 +497,9 @@ export class RegistryCore {
     for (const registration of list) if (registration.active) list[kept++] = registration;
     list.length = kept;
     this.#released = 0;
-    return list.sort(compareRegistrations);
+    if (this.#unsorted) list.sort(compareRegistrations);
+    this.#unsorted = false;
+    return list;
   }
 
   update(registration: Registration, state: Partial<CapabilityState>): void {
