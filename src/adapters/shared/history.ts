@@ -49,10 +49,12 @@ export function toTurns(messages: readonly AgentMessage[], tools: readonly ToolD
       cur.parts.push(p);
       if (p.type !== 'tool') continue;
       const t = tools.find((t) => t.name === p.name);
-      const text =
-        p.output && (p.state === 'done' || p.state === 'error')
-          ? toolText(outputText(p.output), !t || t.untrustedOutput === true, marker, o.maxToolOutputChars)
-          : ((p.state === 'error' || p.state === 'cancelled') && p.error) || NOT_EXECUTED;
+      const out = p.output && (p.state === 'done' || p.state === 'error');
+      // A failed call's error text may be its tool's output (the chat's session keeps only that on
+      // later runs): it is cut, and delimited when its tool is untrusted.
+      const said = out ? outputText(p.output!) : ((p.state === 'error' || p.state === 'cancelled') && p.error) || undefined;
+      const untrusted = t ? t.untrustedOutput === true : !!out;
+      const text = said === undefined ? NOT_EXECUTED : toolText(said, untrusted, marker, o.maxToolOutputChars);
       cur.answers.push({ id: p.id, text, isError: p.state !== 'done' });
     }
   }
