@@ -10,7 +10,7 @@ const g = globalThis as Record<string, unknown>;
 const saved = { navigator: Object.getOwnPropertyDescriptor(g, 'navigator'), Worker: g.Worker, localStorage: g.localStorage };
 const stored = new Map<string, string>();
 before(() => {
-  Object.defineProperty(g, 'navigator', { value: { gpu: {}, hardwareConcurrency: 8 }, configurable: true, writable: true });
+  Object.defineProperty(g, 'navigator', { value: { gpu: { requestAdapter: async () => ({}) }, hardwareConcurrency: 8 }, configurable: true, writable: true });
   g.Worker = class {};
   g.localStorage = { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => void stored.set(k, v) };
 });

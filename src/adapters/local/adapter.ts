@@ -5,7 +5,7 @@
  * `prepare()` or run (./later.ts).
  */
 import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, ModelChoice } from '../../chat/types.js';
-import { globalLanguageModel, promptApiAvailability, slowDeviceNote } from './detect.js';
+import { globalLanguageModel, hasWebGPU, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { DEVICE_CHECK, localIdentity } from '../identity.js';
@@ -43,7 +43,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     wasm: entries.some((e) => e.kind === 'wasm') ? wasmEngine({ ...wasm!, cacheName: options.cacheName, fetch: options.fetch }) : undefined,
     // The Prompt API's check is a call on `LanguageModel`; its session code loads on first use.
     'prompt-api': lm && { check: () => promptApiAvailability(lm), load: async (_, o) => (await later()).loadPromptApi(lm, o) },
-    webgpu: (globalThis.navigator as { gpu?: unknown })?.gpu ? webgpu : undefined,
+    webgpu,
   };
 
   // Untrusted tool output is handed to the model inside a block only this adapter knows the marker of.
@@ -51,6 +51,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   const listeners = new Set<() => void>();
   let checked: Promise<void> | undefined;
   let checking = true;
+  // Asked only when a listed model runs outside Chrome's own: for the note, and for WebGPU models.
+  let gpu = false;
   let selected: Entry | undefined;
   let phase: 'idle' | 'downloading' | 'loading' | 'ready' | 'error' = 'idle';
   let progress = 0;
@@ -84,7 +86,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   async function check(entry: Entry): Promise<EngineCheck> {
     try {
-      const e = engines[entry.kind];
+      const e = entry.kind != 'webgpu' || gpu ? engines[entry.kind] : undefined;
       return e ? await e.check(entry.model) : { state: 'unavailable', reason: webgpu ? 'No WebGPU in this browser.' : 'No WebGPU engine was given (options.webgpu).' };
     } catch (e) {
       return { state: 'unavailable', reason: why(e) };
@@ -93,6 +95,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   const ensureChecked = (): Promise<void> =>
     (checked ??= (async () => {
+      gpu = entries.some((e) => e.kind != 'prompt-api') && (await hasWebGPU());
       await Promise.all(entries.map(async (e) => (e.check = await check(e))));
       const ok = runnable();
       const remembered = remember();
@@ -115,7 +118,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     // On this device (or loaded): it can run; the first run (or prepare) loads it from disk.
     if (session || c.state === 'cached') return { state: 'ready' };
     if (c.state !== 'needs-download') return { ...c };
-    const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote();
+    const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote(gpu);
     return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes } : {}), ...(note ? { note } : {}) };
   }
 

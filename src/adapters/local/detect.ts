@@ -29,11 +29,21 @@ export async function promptApiAvailability(lm: LanguageModelLike): Promise<Engi
         : { state: 'unavailable', reason: "Chrome's built-in model is not available on this device." };
 }
 
+/**
+ * Whether WebGPU can run here. `navigator.gpu` alone says little: Chromium on Linux and headless
+ * Chromium have it and give no adapter. A browser that takes seconds to answer counts as none.
+ */
+export const hasWebGPU = (): Promise<boolean> =>
+  Promise.race([
+    (async () => !!(await (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)?.gpu?.requestAdapter()))().catch(() => false),
+    new Promise<boolean>((r) => setTimeout(r, 3000, false)),
+  ]);
+
 /** The caveat for a download card when this device will run the model slowly. */
-export function slowDeviceNote(): string | undefined {
-  const nav = globalThis.navigator as (Navigator & { gpu?: unknown }) | undefined;
+export function slowDeviceNote(gpu: boolean): string | undefined {
+  const nav = globalThis.navigator as Navigator | undefined;
   const notes: string[] = [];
-  if (!nav?.gpu) notes.push('No WebGPU here: the model runs on the CPU, slowly.');
+  if (!gpu) notes.push('No WebGPU here: the model runs on the CPU, slowly.');
   const cores = nav?.hardwareConcurrency ?? 0;
   if (cores && cores <= 4) notes.push(`This device has ${cores} cores: replies will come slowly.`);
   else if (globalThis.crossOriginIsolated !== true) notes.push('This page is not cross-origin isolated, so the model uses one thread.');

@@ -123,7 +123,7 @@ export interface LocalAdapterOptions {
    * object runs every listed model.
    */
   engine?: 'auto' | 'prompt-api' | 'wasm' | 'webgpu' | LocalEngine;
-  /** The page's WebGPU engine, for models with `engine: "webgpu"`. Used only where `navigator.gpu` exists. */
+  /** The page's WebGPU engine, for models with `engine: "webgpu"`. Used only where `navigator.gpu.requestAdapter()` gives an adapter. */
   webgpu?: LocalEngine;
   /** The WebAssembly engine's files. `wasmUrl`: where `@wllama/wllama/esm/wasm/wllama.wasm` is served. */
   wasm?: { wasmUrl: string | URL; threads?: number };
