@@ -87,6 +87,29 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
     expect(none.models()).to.deep.equal([]);
   });
 
+  it('downloading elsewhere (another page started it, or this one before a reload): ready once the browser has it, with no click; a click meanwhile follows its progress', async () => {
+    // No event says when the browser's own download ends: the adapter asks again.
+    const lm = new LanguageModelDouble('downloading');
+    const adapter = createLocalAdapter({ models: [], languageModel: lm });
+    expect(await settled(adapter)).to.deep.equal({ state: 'downloading', progress: 0 });
+    lm.availabilityValue = 'available';
+    await waitUntil(() => adapter.status().state === 'ready', 'still downloading after the browser finished', { timeout: 15000 });
+    expect(adapter.models()[0]).to.deep.include({ cached: true, selected: true });
+    expect(lm.createCalls).to.have.length(0);
+
+    const followed = new LanguageModelDouble('downloading');
+    const other = createLocalAdapter({ models: [], languageModel: followed });
+    await settled(other);
+    let prepared: Promise<void> | undefined;
+    await trustedClick(button('Show progress', () => (prepared = other.prepare(new AbortController().signal))));
+    await waitUntil(() => followed.downloadStarted, 'create() was not called');
+    followed.step(0.5);
+    await waitUntil(() => (other.status() as { progress?: number }).progress === 0.5, 'the monitor\'s progress never showed');
+    followed.step(1);
+    await prepared;
+    expect(other.status()).to.deep.equal({ state: 'ready' });
+  });
+
   it('create() failures are errors in words', async () => {
     for (const [name, words] of [
       ['QuotaExceededError', /Not enough disk space/],

@@ -93,10 +93,22 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     }
   }
 
+  // A download the browser runs on its own (Chrome's model, started by another page or before a
+  // reload) ends with no event: its availability is asked again while it lasts.
+  const follow = (entry: Entry) =>
+    setTimeout(async () => {
+      if (entry.check!.state != 'downloading') return;
+      if (phase == 'idle') {
+        entry.check = await check(entry);
+        set(phase, progress);
+      }
+      follow(entry);
+    }, 2000);
+
   const ensureChecked = (): Promise<void> =>
     (checked ??= (async () => {
       gpu = entries.some((e) => e.kind != 'prompt-api') && (await hasWebGPU());
-      await Promise.all(entries.map(async (e) => (e.check = await check(e))));
+      await Promise.all(entries.map(async (e) => (e.check = await check(e), follow(e))));
       const ok = runnable();
       const remembered = remember();
       // Else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
