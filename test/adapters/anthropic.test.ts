@@ -131,6 +131,18 @@ describe('createAnthropicAdapter: streaming', () => {
     assert.match(String(result[0].content), /^<untrusted-data \w+>\n[\s\S]*Error: failed\n<\/untrusted-data \w+>$/);
   });
 
+  it('sends no text block of whitespace only back (the API refuses one: "text content blocks must contain non-whitespace text"), in the run and after it', async () => {
+    server.queue.push(stream(F.blankTextThenCall()), stream(F.text('ok')));
+    const r = await runAdapter(adapter(), { tools: [tool('list_items')] });
+    assert.equal(r.calls.length, 1);
+    assert.deepEqual(bodies()[1].messages[1], { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_blank', name: 'list_items', input: {} }] });
+    // A later run whose history holds a reply of whitespace only: that step is left out, and the
+    // request still alternates user and assistant.
+    const msgs: AgentMessage[] = [user('a'), { id: 'm', role: 'assistant', parts: [{ type: 'text', text: ' \n' }] }, user('b', 'u2')];
+    const body = anthropicBody(toTurns(msgs, [], 'mk'), [], undefined, { model: 'c' });
+    assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
+  });
+
   it('merges tool results and the next user text into one user message', () => {
     const msgs: AgentMessage[] = [
       user('a'),
@@ -209,7 +221,7 @@ describe('createAnthropicAdapter: failures', () => {
 
 describe('Anthropic fixtures against the official @anthropic-ai/sdk client', () => {
   const client = () => new Anthropic({ baseURL: server.url, apiKey: 'sk-ant-test', maxRetries: 0 });
-  const fixtures = { text: F.text, parallel: F.parallel, emptyInput: F.emptyInput, thinkingThenCall: F.thinkingThenCall };
+  const fixtures = { text: F.text, parallel: F.parallel, emptyInput: F.emptyInput, thinkingThenCall: F.thinkingThenCall, blankTextThenCall: F.blankTextThenCall };
   const params = { model: 'claude-test', max_tokens: 100, messages: [{ role: 'user' as const, content: 'hi' }] };
 
   for (const [name, make] of Object.entries(fixtures)) {

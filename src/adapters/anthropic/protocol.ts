@@ -50,11 +50,13 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
       push('user', [{ type: 'text', text: t.text }]);
       continue;
     }
-    // Every step here has text or a call (toTurns drops steps of thinking alone, which the API refuses).
+    // Steps of thinking alone are dropped (toTurns), and text of whitespace only (Claude streams
+    // some before a call at times): the API refuses both.
     const blocks: AnthropicBlock[] = [];
     for (const p of t.parts) {
-      if (p.type === 'text') blocks.push({ type: 'text', text: p.text });
-      else if (p.type === 'tool') {
+      if (p.type === 'text') {
+        if (p.text.trim()) blocks.push({ type: 'text', text: p.text });
+      } else if (p.type === 'tool') {
         const input = p.input && typeof p.input === 'object' && !Array.isArray(p.input) ? (p.input as Record<string, unknown>) : {};
         blocks.push({ type: 'tool_use', id: p.id, name: p.name, input });
       } else {
