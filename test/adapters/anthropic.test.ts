@@ -143,6 +143,16 @@ describe('createAnthropicAdapter: streaming', () => {
     assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }]);
   });
 
+  it('a call that fails with no text still gets words in its is_error result (the API refuses an empty one: "content cannot be empty if is_error is true")', async () => {
+    server.queue.push(stream(F.emptyInput()), stream(F.text('ok')));
+    const r = await runAdapter(adapter(), { tools: [tool('list_items')], callTool: () => ({ content: [], isError: true }) });
+    assert.equal(r.last?.type, 'finish');
+    const [result] = bodies()[1].messages[2].content as unknown as { type: string; content: string; is_error?: boolean }[];
+    assert.equal(result.type, 'tool_result');
+    assert.equal(result.is_error, true);
+    assert.equal(result.content, 'Error: the tool failed.');
+  });
+
   it('merges tool results and the next user text into one user message', () => {
     const msgs: AgentMessage[] = [
       user('a'),

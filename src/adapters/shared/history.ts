@@ -3,7 +3,7 @@
  * each followed by the answers to its calls. Shared by every provider's request builder.
  */
 import type { AgentMessage, AgentPart, AgentToolPart, ToolDescriptor } from '../../chat/types.js';
-import { NOT_EXECUTED, outputText, uid } from './loop.js';
+import { NOT_EXECUTED, outputText, TOOL_FAILED, uid } from './loop.js';
 import { toolText } from './untrusted.js';
 
 export { DEFAULT_MAX_TOOL_OUTPUT, toolText } from './untrusted.js';
@@ -51,8 +51,10 @@ export function toTurns(messages: readonly AgentMessage[], tools: readonly ToolD
       const t = tools.find((t) => t.name === p.name);
       const out = p.output && (p.state === 'done' || p.state === 'error');
       // A failed call's error text may be its tool's output (the chat's session keeps only that on
-      // later runs): it is cut, and delimited when its tool is untrusted.
-      const said = out ? outputText(p.output!) : ((p.state === 'error' || p.state === 'cancelled') && p.error) || undefined;
+      // later runs): it is cut, and delimited when its tool is untrusted. A failure is never
+      // answered without words (Anthropic refuses an empty is_error result).
+      let said = out ? outputText(p.output!) : undefined;
+      if (!said && p.state !== 'done') said = ((p.state === 'error' || p.state === 'cancelled') && p.error) || (out ? TOOL_FAILED : undefined);
       const untrusted = t ? t.untrustedOutput === true : !!out;
       const text = said === undefined ? NOT_EXECUTED : toolText(said, untrusted, marker, o.maxToolOutputChars);
       cur.answers.push({ id: p.id, text, isError: p.state !== 'done' });

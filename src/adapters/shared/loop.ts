@@ -50,6 +50,8 @@ export type Step = (input: StepInput) => AsyncIterable<StepPart>;
 export const DEFAULT_MAX_STEPS = 8;
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
 export const NOT_EXECUTED = 'Error [cancelled] not executed: the run ended before this call ran.';
+/** Answer text for a call that failed without saying why. */
+export const TOOL_FAILED = 'Error: the tool failed.';
 
 /** A fresh id of about 30 random digits, from `crypto.getRandomValues` (every page has it, secure context or not). */
 export const uid = (prefix: string) => `${prefix}_${crypto.getRandomValues(new Uint32Array(3)).join('')}`;
@@ -139,7 +141,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         if (!error) {
           try {
             output = await req.callTool({ id, name, input });
-            if (output?.isError) error = outputText(output) || 'Error: the tool failed.';
+            if (output?.isError) error = outputText(output) || TOOL_FAILED;
           } catch (e) {
             // callTool never rejects by contract; a broken one still gets its call answered.
             error = `Error: ${errorText(e)}`;
