@@ -56,6 +56,8 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
     const res = await (o.fetch ?? fetch)(url, init);
     const p = !res.ok && ((await res.clone().json().catch(() => 0)) as Record<string, unknown>);
     if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw new AdapterError(p.code as AdapterError['code'], line(p.error));
+    // The app's own sign-in in front of the handler: the page has a session, not an API key.
+    if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);
     return res;
   };
   return httpAdapter({ ...o, fetch: checked }, cloudIdentity(o), {

@@ -147,6 +147,24 @@ describe('createCloudAdapter + createChatHandler', () => {
     }
   });
 
+  it("a 401 or 403 from the app's own sign-in layer, in front of the handler: bad_request in words about the session, never about an API key the page does not have", async () => {
+    for (const status of [401, 403]) {
+      const front = createServer((_req, res) => res.writeHead(status, { 'content-type': 'text/html' }).end('<html>Please sign in</html>'));
+      await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+      const endpoint = `http://127.0.0.1:${(front.address() as AddressInfo).port}/api/chat`;
+      try {
+        const r = await runAdapter(createCloudAdapter({ endpoint, check: false }), { agent: shop });
+        assert.deepEqual(r.last, { type: 'error', code: 'bad_request', error: `The chat server refused the credentials of this session (HTTP ${status}); sign in again.` });
+        const a = createCloudAdapter({ endpoint });
+        a.status!();
+        await a.recheck();
+        assert.equal(a.status!().state, 'unavailable');
+      } finally {
+        await new Promise<void>((resolve) => (front.closeAllConnections(), front.close(() => resolve())));
+      }
+    }
+  });
+
   it('the status check: ready when the server answers', async () => {
     const app = await appServer({ authorize: (req) => req.headers.get('x-session') === 'ok' });
     try {
