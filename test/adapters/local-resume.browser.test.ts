@@ -80,6 +80,37 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
     expect(again.models()[0]!.cached).to.equal(true);
   });
 
+  it('a Restart button (cancel and start again in one click) restarts the download: the new prepare() is not the cancelled one', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('resume.gguf');
+    const adapter = track(make(cacheName, m));
+    await settled(adapter);
+    let controller = new AbortController();
+    const first = adapter.prepare(controller.signal);
+    first.catch(() => {});
+    await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress >= (total >> 2) / total, 'the first quarter never arrived', { timeout: 60000 });
+    let restarted: Promise<void> | undefined;
+    await trustedClick(
+      button('Restart', () => {
+        controller.abort();
+        controller = new AbortController();
+        restarted = adapter.prepare(controller.signal);
+        restarted.catch(() => {});
+      }),
+    );
+    await waitUntil(() => restarted !== undefined, 'the click did not restart');
+    let stopped: unknown;
+    await first.catch((e) => (stopped = e));
+    expect((stopped as DOMException).name).to.equal('AbortError');
+    await restarted;
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect(adapter.models()[0]!.cached).to.equal(true);
+    expect((await serverRequests()).map((r) => r.status)).to.deep.equal([200, 206]);
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+  });
+
   it('a dropped connection is an error that keeps the bytes; the next click continues', async () => {
     await resetHits();
     const cacheName = await freshCacheName();

@@ -59,6 +59,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   let error = '';
   let session: LocalSession | undefined;
   let preparing: Promise<void> | undefined;
+  // The signal of the prepare under way.
+  let stopping: AbortSignal | undefined;
   let running = false;
 
   const set = (p: typeof phase, value = 0) => {
@@ -136,7 +138,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   function prepare(signal = new AbortController().signal): Promise<void> {
     if (session) return Promise.resolve();
-    return (preparing ??= (async () => {
+    // One cancelled a moment ago is still putting its bytes away: this one starts once it is done.
+    if (preparing) return stopping!.aborted ? preparing.catch(() => {}).then(() => prepare(signal)) : preparing;
+    stopping = signal;
+    return (preparing = (async () => {
       await ensureChecked();
       // No model (or the chosen one gone unavailable) is `unavailable`, with its reason.
       const s = status();
