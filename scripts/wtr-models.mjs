@@ -14,6 +14,7 @@
 //   /__models/norange.gguf      the same, from a server that ignores Range (always 200, the whole file)
 //   /__models/changed.gguf      the same, but the file changes after the first request (another ETag and
 //                               the second model's bytes), so an If-Range of the first one gets 200
+//   /__models/spa.gguf          200 with an HTML page, as an app server's fallback route answers a wrong path
 //   /__models/info              JSON: the byte size of each whole model
 //   /__models/stats             JSON: requests per path since the last /__models/reset
 //   /__models/requests          JSON: each model request since the last reset ({ path, range, ifRange, status })
@@ -142,6 +143,9 @@ export function modelsMiddleware() {
       const res = ctx.res;
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
       res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
+    } else if (name === 'spa.gguf') {
+      ctx.type = 'text/html';
+      ctx.body = `<!doctype html><html><head><title>My app</title></head><body><div id="app"></div>${' '.repeat(4000)}</body></html>`;
     } else if (name === 'held.gguf') {
       await hold(ctx, bytes);
     } else {

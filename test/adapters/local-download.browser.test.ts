@@ -123,6 +123,23 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     });
   }
 
+  it('a file that is not a GGUF model (an app server answering a wrong path with its HTML page) is an error in words, and is not kept as the model', async () => {
+    const cacheName = await freshCacheName();
+    // No `bytes`, as in the README's first example: only the file itself can say it is wrong.
+    const m: LocalModel = { id: 'spa', label: 'Spa', brief: 'A wrong path.', url: '/__models/spa.gguf' };
+    const adapter = track(make(cacheName, [m]));
+    expect((await settled(adapter)).state).to.equal('needs-download');
+    await adapter.prepare().catch(() => {});
+    const s = adapter.status() as { state: string; error: string };
+    expect(s.state).to.equal('error');
+    expect(s.error).to.match(/is not a GGUF model file .*"<!doctype html>/);
+    expect(adapter.models()[0]!.cached).to.equal(false);
+    expect(await (await caches.open(cacheName)).keys()).to.have.length(0);
+    expect(await (await caches.open(`${cacheName}:parts`)).keys()).to.have.length(0);
+    // After a reload it still needs its download: nothing wrong sits on the device as the model.
+    expect((await settled(track(make(cacheName, [m])))).state).to.equal('needs-download');
+  });
+
   it('a full disk is an error that says so', async () => {
     const cacheName = await freshCacheName();
     const adapter = track(make(cacheName));

@@ -79,6 +79,8 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
     const validator = (etag && !etag.startsWith('W/') ? etag : h.get('last-modified')) || file?.validator;
     const record: StoredFile = (file = { v: 1, bytes: expected || undefined, parts: file?.parts ?? [], validator: validator || undefined });
     let received = kept;
+    // The file's first bytes, until they show it is a GGUF model (its magic) or not.
+    let head: string | undefined = kept ? undefined : '';
     let chunks: Uint8Array[] = [];
     let buffered = 0;
     const flush = async () => {
@@ -94,6 +96,12 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
     try {
       for (;;) {
         const { done, value } = await reader.read();
+        if (head !== undefined && !done) head += String.fromCharCode(...value.subarray(0, 16));
+        if (head !== undefined && (done || head.length > 15)) {
+          // An app server's fallback page, a login page or an error page with a 200.
+          if (!head.startsWith('GGUF')) throw new StoreError(`The file at ${model.url} is not a GGUF model file (it starts with "${head.slice(0, 16).replace(/[^ -~]/g, '.')}"): check the model's url.`);
+          head = undefined;
+        }
         if (done) break;
         received += value.byteLength;
         if (expected && received > expected) throw new StoreError(`The model file is longer than the ${expected} bytes expected.`);
