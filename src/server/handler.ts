@@ -394,7 +394,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
                 let id = s.id || uid('call');
                 if (ids.has(id)) id = uid('call');
                 ids.add(id);
-                send({ ...s, id, messageId });
+                // Only the tools the model was shown may run: the page also has those the agent's filter left out.
+                const shown = tools.some((t) => t.name === s.name);
+                send({ ...s, id, messageId, ...(shown ? {} : { invalid: `Error: there is no tool named ${JSON.stringify(s.name.slice(0, 100))} on this page.` }) });
               } else if (s.type !== 'max-steps') send({ ...s, messageId });
             }
             send(calls ? { type: 'step-finish', step: taken + 1 } : { type: 'finish', reason: 'stop' });

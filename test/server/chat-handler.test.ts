@@ -232,6 +232,24 @@ describe('createCloudAdapter + createChatHandler', () => {
     }
   });
 
+  it("a call to a tool the agent's filter left out is not run by the page, even though the page has that tool", async () => {
+    const app = await appServer({ agents: { shop: { instructions: 'x', tools: ['search'] } } });
+    try {
+      // An injected instruction names a tool the model was never shown.
+      provider.queue.push(stream(F.oneCall('domain_admin__wipe', '{}', 'call_wipe')), stream(F.text('ok')));
+      const r = await runAdapter(app.adapter(), { agent: shop, tools: [tool('search'), tool('domain_admin__wipe')] });
+      assert.equal(assertContract(r.parts), undefined);
+      assert.deepEqual(r.calls, []);
+      const err = r.parts.find((p) => p.type === 'tool-error');
+      assert.match(err?.type === 'tool-error' ? err.error : '', /no tool named "domain_admin__wipe"/);
+      const second = provider.received[1].json() as { messages: { role: string; content: string }[]; tools: { function: { name: string } }[] };
+      assert.deepEqual(second.tools.map((t) => t.function.name), ['search']);
+      assert.match(second.messages.find((m) => m.role === 'tool')!.content, /no tool named/);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('provider failures reach the browser as words only: no key, no URL, no provider text', async () => {
     const app = await appServer();
     try {
