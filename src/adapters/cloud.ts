@@ -49,13 +49,17 @@ export const wireTools = (tools: readonly ToolDescriptor[]) =>
 
 const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
 
+/** The server's error part: its code and words when they are the seed's kinds, else a network failure in our words. */
+const serverError = (p: Record<string, unknown>) =>
+  new AdapterError(CODES.includes(p.code) ? (p.code as AdapterError['code']) : 'network', (typeof p.error === 'string' && line(p.error)) || 'The chat server failed.');
+
 export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   const who = 'The chat server';
   // The chat server refuses with the seed's own error part: its code and words stand.
   const checked: Fetch = async (url, init) => {
     const res = await (o.fetch ?? fetch)(url, init);
     const p = !res.ok && ((await res.clone().json().catch(() => 0)) as Record<string, unknown>);
-    if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw new AdapterError(p.code as AdapterError['code'], line(p.error));
+    if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw serverError(p);
     // The app's own sign-in in front of the handler: the page has a session, not an API key.
     if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);
     return res;
@@ -73,7 +77,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
         if (type === 'text-delta' && typeof p.delta === 'string') yield { type, delta: p.delta };
         else if (type === 'reasoning' && typeof p.text === 'string') yield p as StepPart;
         else if (type === 'tool-call') yield p as StepPart;
-        else if (type === 'error') throw new AdapterError((p.code as AdapterError['code']) ?? 'network', String(p.error ?? 'The chat server failed.'));
+        else if (type === 'error') throw serverError(p);
         else if (type === 'finish' || type === 'step-finish') {
           if (p.reason === 'max-steps') yield { type: 'max-steps' };
           ended = true;

@@ -101,7 +101,8 @@ export async function* anthropicStep(url: string, body: unknown, post: PostOptio
   const who = post.who;
   const blocks: Record<number, Block> = {};
   for await (const e of postEvents(url, body, post)) {
-    const ev = json(e, who) as {
+    // `?? {}`: a `null` event reads as an event of no type.
+    const ev = (json(e, who) ?? {}) as {
       type?: string;
       index: number;
       content_block?: Omit<Block, 'text'> & { text?: unknown; thinking?: unknown };

@@ -134,7 +134,7 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
       // A new id at a known index is a new call: some servers number every call of a batch 0.
       if (!call || (id && call.id && id !== call.id)) calls.push((call = byIndex[index] = { id, name: '', args: '' }));
       call.id ||= id;
-      const fn = tc.function ?? {};
+      const fn = tc?.function ?? {};
       if (typeof fn.name === 'string') call.name ||= fn.name;
       if (typeof fn.arguments === 'string') call.args += fn.arguments;
       // Some servers send the arguments as an object, whole.

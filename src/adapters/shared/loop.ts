@@ -118,7 +118,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
           const call = { id, name: String(p.name ?? ''), input: p.input, ...meta };
           const tool: AgentToolPart = { type: 'tool', ...call, state: 'running' };
           parts.push(tool);
-          calls.push([tool, p.invalid]);
+          calls.push([tool, p.invalid && String(p.invalid)]);
           yield { type: 'tool-call', messageId, ...call };
         } else if (p.type === 'reasoning') {
           const part = { type: p.type, text: p.text, ...meta };
