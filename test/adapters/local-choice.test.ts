@@ -53,6 +53,32 @@ describe('local adapter: the default model', () => {
     assert.deepEqual(again.models().find((m) => m.id === 'gpu'), { id: 'gpu', label: 'GPU', brief: '', cached: true, recommended: true, selected: false });
   });
 
+  it("marks the adapter's default, and only it, as recommended: one recommended and one selected in every list", async () => {
+    const flagged = (m: LocalModel) => ({ ...m, recommended: true });
+    const cases: Array<[LocalModel[], Partial<LocalAdapterOptions>, string]> = [
+      [[gpuModel, ggufModel], { languageModel: lm }, BUILT_IN_MODEL_ID],
+      [[gpuModel, ggufModel], {}, 'gguf'],
+      [[gpuModel], {}, 'gpu'],
+      [[ggufModel, flagged(gpuModel)], { languageModel: lm }, 'gpu'],
+      // Two flagged: the adapter takes the first, so only the first is its recommendation.
+      [[flagged(ggufModel), flagged(gpuModel)], {}, 'gguf'],
+    ];
+    for (const [models, more, id] of cases) {
+      const adapter = createLocalAdapter({ models, webgpu, wasm: { wasmUrl: '/w.wasm' }, id: `recommended-${n++}`, ...more });
+      await adapter.selectModel('nothing').catch(() => {});
+      const list = adapter.models();
+      assert.deepEqual(list.filter((m) => m.recommended).map((m) => m.id), [id], JSON.stringify(list));
+      assert.deepEqual(list.filter((m) => m.selected).map((m) => m.id), [id]);
+      // Picking another model moves `selected`, not `recommended`.
+      const other = list.find((m) => m.id !== id);
+      if (other) {
+        await adapter.selectModel(other.id);
+        assert.deepEqual(adapter.models().filter((m) => m.recommended).map((m) => m.id), [id]);
+        assert.deepEqual(adapter.models().filter((m) => m.selected).map((m) => m.id), [other.id]);
+      }
+    }
+  });
+
   it('keeps working where storage is blocked', async () => {
     const blocked = g.localStorage;
     g.localStorage = {

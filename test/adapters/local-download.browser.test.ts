@@ -34,7 +34,7 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     const first = await settled(adapter);
     expect(first).to.deep.include({ state: 'needs-download', bytes: sizes['tiny.gguf'] });
     expect(adapter.models()).to.deep.equal([
-      { id: 'tiny', label: 'Tiny', brief: 'The test model.', bytes: sizes['tiny.gguf'], cached: false, recommended: false, selected: true },
+      { id: 'tiny', label: 'Tiny', brief: 'The test model.', bytes: sizes['tiny.gguf'], cached: false, recommended: true, selected: true },
     ]);
     // Nothing is fetched before the person asks.
     expect((await hits())['tiny.gguf'] ?? 0).to.equal(0);

@@ -40,7 +40,7 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
     const adapter = createLocalAdapter({ models: [], languageModel: lm });
     expect((await settled(adapter)).state).to.equal('needs-download');
     expect(adapter.models()).to.deep.equal([
-      { id: BUILT_IN_MODEL_ID, label: "Chrome's built-in model", brief: 'Runs inside Chrome: nothing to download from this site.', cached: false, recommended: false, selected: true },
+      { id: BUILT_IN_MODEL_ID, label: "Chrome's built-in model", brief: 'Runs inside Chrome: nothing to download from this site.', cached: false, recommended: true, selected: true },
     ]);
     expect(lm.createCalls).to.have.length(0); // nothing starts before the click
     const seen = recordStatuses(adapter);

@@ -54,6 +54,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   // Asked only when a listed model runs outside Chrome's own: for the note, and for WebGPU models.
   let gpu = false;
   let selected: Entry | undefined;
+  let fallback: Entry | undefined;
   let phase: 'idle' | 'downloading' | 'loading' | 'ready' | 'error' = 'idle';
   let progress = 0;
   let error = '';
@@ -113,8 +114,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       await Promise.all(entries.map(async (e) => (e.check = await check(e), follow(e))));
       const ok = runnable();
       const remembered = remember();
-      // Else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
-      selected ??= ok.find((e) => e.model.id === remembered) ?? ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
+      // The adapter's default (what models() calls recommended): the first the page recommends,
+      // else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
+      fallback = ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
+      selected ??= ok.find((e) => e.model.id === remembered) ?? fallback;
       checking = false;
       set(phase, progress);
     })());
@@ -203,11 +206,11 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   function models(): readonly ModelChoice[] {
     void ensureChecked();
     return runnable().map((e) => {
-      const { id, label, brief, recommended } = e.model;
+      const { id, label, brief } = e.model;
       const c = e.check!;
       // Only a model that needs its download has a size in its check.
       const bytes = e.model.bytes ?? (c as { bytes?: number }).bytes;
-      return { id, label, brief, ...(bytes !== undefined ? { bytes } : {}), cached: c.state === 'cached', recommended: !!recommended, selected: e === selected };
+      return { id, label, brief, ...(bytes !== undefined ? { bytes } : {}), cached: c.state === 'cached', recommended: e === fallback, selected: e === selected };
     });
   }
 
