@@ -14,6 +14,10 @@
 //   /__models/norange.gguf      the same, from a server that ignores Range (always 200, the whole file)
 //   /__models/changed.gguf      the same, but the file changes after the first request (another ETag and
 //                               the second model's bytes), so an If-Range of the first one gets 200
+//   /__models/error.gguf        500
+//   /__models/long.gguf         chunked; the whole file and then more bytes
+//   /__models/lying.gguf        Content-Length of the whole file, half of it, then the connection drops
+//   /__models/badrange.gguf     like resume.gguf, but a Range request gets a 206 of the whole file (bytes 0-)
 //   /__models/spa.gguf          200 with an HTML page, as an app server's fallback route answers a wrong path
 //   /__models/info              JSON: the byte size of each whole model
 //   /__models/stats             JSON: requests per path since the last /__models/reset
@@ -121,6 +125,20 @@ export function modelsMiddleware() {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
     ctx.type = 'application/octet-stream';
+    if (name === 'badrange.gguf') {
+      if (n === 1) {
+        seen.status = 200;
+        return hold(ctx, bytes, { etag: '"tiny-1"', 'content-length': String(bytes.length) });
+      }
+      ctx.set('ETag', '"tiny-1"');
+      if (ctx.get('range')) {
+        ctx.status = 206;
+        ctx.set('Content-Range', `bytes 0-${bytes.length - 1}/${bytes.length}`);
+      }
+      ctx.body = bytes;
+      seen.status = ctx.status;
+      return undefined;
+    }
     if (name === 'resume.gguf' || name === 'norange.gguf' || name === 'changed.gguf') {
       // The first request holds mid-file so a test can cancel it (or the connection drops).
       if (n === 1) {
@@ -143,6 +161,16 @@ export function modelsMiddleware() {
       const res = ctx.res;
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
       res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
+    } else if (name === 'error.gguf') {
+      ctx.status = 500;
+      ctx.body = 'the model store is down (test)';
+    } else if (name === 'long.gguf' || name === 'lying.gguf') {
+      ctx.respond = false;
+      const res = ctx.res;
+      const long = name === 'long.gguf';
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store', ...(long ? {} : { 'content-length': String(bytes.length) }) });
+      if (long) res.end(Buffer.concat([bytes, Buffer.alloc(1000, 7)]));
+      else res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
     } else if (name === 'spa.gguf') {
       ctx.type = 'text/html';
       ctx.body = `<!doctype html><html><head><title>My app</title></head><body><div id="app"></div>${' '.repeat(4000)}</body></html>`;

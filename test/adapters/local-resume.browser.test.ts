@@ -162,6 +162,28 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
     expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
   });
 
+  it('a 206 of another range than the one asked for is not appended: the whole file is asked for again', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('badrange.gguf');
+    const adapter = track(make(cacheName, m));
+    await settled(adapter);
+    await cancelMidway(adapter, total);
+    const kept = await store(cacheName).kept(m);
+    expect(kept).to.be.greaterThan(0);
+    const seen = recordStatuses(adapter);
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect((await serverRequests()).map((r) => [r.range, r.status])).to.deep.equal([
+      [undefined, 200],
+      [`bytes=${kept}-`, 206],
+      [undefined, 200],
+    ]);
+    expect(Math.max(...progressOf(seen))).to.equal(1);
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+  });
+
   it('a file that changed on the server (If-Range no longer matches) starts over with the new file', async () => {
     await resetHits();
     expect(sizes['tiny-b.gguf']).to.equal(sizes['tiny.gguf']);
