@@ -38,7 +38,10 @@ function wirePart(p: AgentPart): AgentPart | undefined {
   if (p.type === 'reasoning') return { type: 'reasoning', text: p.text, ...(p.providerMetadata ? { providerMetadata: p.providerMetadata } : {}) };
   if (p.type !== 'tool') return undefined;
   const { id, name, input, state, output, error, providerMetadata } = p;
-  return { type: 'tool', id, name, input, state, ...(output ? { output } : {}), ...(error ? { error } : {}), ...(providerMetadata ? { providerMetadata } : {}) };
+  // Of an output only its text items reach the model: images and structuredContent stay in the
+  // page, so they do not fill the server's body limit.
+  const wire = output && { content: (Array.isArray(output.content) ? output.content : []).filter((c) => c?.type === 'text'), ...(output.isError ? { isError: true } : {}) };
+  return { type: 'tool', id, name, input, state, ...(wire ? { output: wire } : {}), ...(error ? { error } : {}), ...(providerMetadata ? { providerMetadata } : {}) };
 }
 
 export const wireMessages = (messages: readonly AgentMessage[]) =>

@@ -250,6 +250,22 @@ describe('createCloudAdapter + createChatHandler', () => {
     }
   });
 
+  it('the page posts only what a model step reads of a tool output: a screenshot tool does not push the next step over the body limit', async () => {
+    const app = await appServer();
+    try {
+      provider.queue.push(stream(F.oneCall('screenshot', '{}')), stream(F.text('I see it.')));
+      const shot = { content: [{ type: 'image', data: 'A'.repeat(1_200_000), mimeType: 'image/png' }, { type: 'text', text: 'The page as it looks.' }], structuredContent: { pixels: 'B'.repeat(600_000) } };
+      const r = await runAdapter(app.adapter(), { agent: shop, tools: [tool('screenshot')], callTool: () => shot as never });
+      assert.equal(r.text, 'I see it.');
+      const posted = JSON.parse(app.seen[1].body) as { messages: { parts: { type: string; output?: unknown }[] }[] };
+      assert.deepEqual(posted.messages[1].parts[0].output, { content: [{ type: 'text', text: 'The page as it looks.' }] });
+      const sent = (provider.received[1].json() as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === 'tool');
+      assert.equal(sent?.content, 'The page as it looks.');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('provider failures reach the browser as words only: no key, no URL, no provider text', async () => {
     const app = await appServer();
     try {
