@@ -343,6 +343,19 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.match(e.error, /context size/);
   });
 
+  it("a web page answered with 200 (a wrong baseUrl reaching an app's fallback page) → network, saying so; the status check says unavailable", async () => {
+    const page = { headers: { 'content-type': 'text/html; charset=utf-8' }, chunks: ['<!doctype html><html><body><div id="app"></div></body></html>'] };
+    const e = await errorOf(page);
+    assert.equal(e.code, 'network');
+    assert.match(e.error, /answered with a web page, not the API: check the URL/);
+    server.queue.push(page);
+    const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm' });
+    await new Promise<void>((resolve) => a.subscribe!(() => a.status!().state !== 'loading' && resolve()));
+    const s = a.status!();
+    assert.equal(s.state, 'unavailable');
+    assert.match(s.state === 'unavailable' ? s.reason : '', /web page/);
+  });
+
   it('an unreachable server → network', async () => {
     const dead = await startLoopback();
     const url = dead.url;

@@ -50,6 +50,8 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
         : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body) };
     const res = await (o.fetch ?? fetch)(url, { ...init, signal }).catch(fail);
     if (!res.ok) throw await httpError(res, o.who, o.quiet);
+    // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
+    if (/html/.test(res.headers.get('content-type') ?? '')) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
     reader = res.body?.getReader();
     if (body === undefined) return;
     // No body at all is a reply that ended before it began.
