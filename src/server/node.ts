@@ -13,36 +13,44 @@ export function toNodeListener(handler: (request: Request, context?: ChatRequest
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const host = req.headers.host ?? 'localhost';
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v === undefined) continue;
-      for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
-    }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://${host}${req.url ?? '/'}`, {
-      method: req.method,
-      headers,
-      signal: abort.signal,
-      // No node:stream import (workers without Node compatibility load this entry too).
-      ...(hasBody
-        ? {
-            body: new ReadableStream<Uint8Array>({
-              start(c) {
-                req.on('data', (d: Buffer) => c.enqueue(new Uint8Array(d)));
-                req.on('end', () => c.close());
-                req.on('error', (e) => c.error(e));
-              },
-            }),
-            duplex: 'half',
-          }
-        : {}),
-    } as RequestInit);
+    const answer = (status: number, error: string, code: string) =>
+      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error, code }));
+    let request: Request;
+    try {
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (v === undefined) continue;
+        for (const one of Array.isArray(v) ? v : [v]) headers.append(k, one);
+      }
+      request = new Request(`http://${host}${req.url ?? '/'}`, {
+        method: req.method,
+        headers,
+        signal: abort.signal,
+        // No node:stream import (workers without Node compatibility load this entry too).
+        ...(hasBody
+          ? {
+              body: new ReadableStream<Uint8Array>({
+                start(c) {
+                  req.on('data', (d: Buffer) => c.enqueue(new Uint8Array(d)));
+                  req.on('end', () => c.close());
+                  req.on('error', (e) => c.error(e));
+                },
+              }),
+              duplex: 'half',
+            }
+          : {}),
+      } as RequestInit);
+    } catch {
+      // A Host header or target no URL parses (`Host: a b`): the client's fault, and never a
+      // rejected promise, which would end the Node process.
+      return answer(400, 'The request has a Host header or target that is not a URL.', 'bad_request');
+    }
     let response: Response;
     try {
       response = await handler(request, { clientId: req.socket.remoteAddress });
     } catch {
-      res.writeHead(500, { 'content-type': 'application/json' }).end('{"type":"error","error":"The chat server failed.","code":"network"}');
-      return;
+      return answer(500, 'The chat server failed.', 'network');
     }
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.flushHeaders();

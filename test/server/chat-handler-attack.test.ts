@@ -4,7 +4,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createChatHandler, type ChatHandlerOptions } from '../../src/server/index.js';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createChatHandler, toNodeListener, type ChatHandlerOptions } from '../../src/server/index.js';
 import type { AgentStreamPart } from '../../src/chat/types.js';
 import * as F from '../adapters/fixtures/openai-streams.js';
 import * as A from '../adapters/fixtures/anthropic-streams.js';
@@ -338,5 +341,37 @@ describe('createChatHandler: provider errors never leak', () => {
     const json = JSON.stringify(sent.body);
     assert.doesNotMatch(json, /IGNORE ALL RULES|sk-attacker|evil|gpt-expensive/);
     assert.match(json, /HUSH-42/);
+  });
+});
+
+describe('toNodeListener: requests no Web Request can carry', () => {
+  it('a Host header or target no URL parses answers 400 in JSON, and the listener never rejects (an unhandled rejection ends a Node process)', async () => {
+    const { h, seen } = handler(() => eventStream(sse(F.text('ok'))));
+    const listener = toNodeListener(h);
+    const rejected: unknown[] = [];
+    const server = createServer((req, res) => void listener(req, res).catch((e) => rejected.push(e)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    /** One raw HTTP/1.1 exchange: what a browser would never send, an attacker may. */
+    const raw = (head: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
+        let out = '';
+        socket.on('data', (d) => (out += d));
+        socket.on('close', () => resolve(out));
+        socket.setTimeout(3000, () => socket.destroy());
+      });
+    try {
+      for (const head of ['GET /api/chat HTTP/1.1\r\nHost: a b', 'POST /api/chat HTTP/1.1\r\nHost: [\r\nContent-Length: 2\r\n\r\n{}', 'GET /api/chat HTTP/1.1\r\nHost: x:99999']) {
+        const out = await raw(head);
+        assert.match(out, /^HTTP\/1\.1 400 /, `${head} → ${out}`);
+        const body = out.slice(out.indexOf('\r\n\r\n') + 4);
+        assert.match(body, /"code":"bad_request"/, body);
+      }
+      assert.deepEqual(rejected, []);
+      assert.equal(seen.length, 0);
+    } finally {
+      await new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
+    }
   });
 });
