@@ -7,7 +7,7 @@ import { createLocalAdapter } from '../../src/adapters/local/index.js';
 import type { GenerateRequest, LocalEngine } from '../../src/adapters/local/types.js';
 import type { AgentStreamPart, ToolDescriptor } from '../../src/chat/types.js';
 
-const tool = (name: string, schema: object = { type: 'object', properties: { n: { enum: [1, 2] } }, required: ['n'], additionalProperties: false }): ToolDescriptor => ({
+const tool = (name: string, schema: ToolDescriptor['inputSchema'] = { type: 'object', properties: { n: { enum: [1, 2] } }, required: ['n'], additionalProperties: false }): ToolDescriptor => ({
   name,
   description: `The ${name} tool.`,
   inputSchema: schema,
