@@ -92,10 +92,10 @@ function ajvIssue(e: AjvError): ValidationIssue {
   const params = (e.params ?? {}) as Record<string, unknown>;
   const { keyword } = e;
   const path = e.instancePath ?? '';
-  const named = Object.hasOwn(AJV_PROPERTY_ERRORS, keyword) ? AJV_PROPERTY_ERRORS[keyword] : undefined;
+  const named = Object.hasOwn(AJV_PROPERTY_ERRORS, keyword) && AJV_PROPERTY_ERRORS[keyword];
   const property = named && params[named[0]];
   if (typeof property === 'string')
-    return { path: path + jsonPointer([property]), message: named![1], keyword };
+    return { path: path + jsonPointer([property]), message: (named as readonly string[])[1]!, keyword };
   if (keyword === 'enum' && Array.isArray(params.allowedValues)) {
     const allowed = params.allowedValues.map((v) => JSON.stringify(v)).join(', ');
     return {
@@ -136,6 +136,12 @@ interface PreparedEntry {
   entry: AuthorityEntry;
   canonical: string;
   admitted: AdmittedContract;
+  /**
+   * The immutable contract object last found equal to this entry's, at first the manifest's own.
+   * Markup shares one frozen contract among every element that declares it (a table of a thousand
+   * rows), so each row after the first is admitted by identity instead of comparing it again.
+   */
+  same: object;
 }
 
 /** @internal An admission with the validators that go with it (`validateOutput` only when there is one). */
@@ -160,15 +166,15 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   const isArray = Array.isArray(a);
   if (isArray !== Array.isArray(b) || (!isArray && Object.getPrototypeOf(a) !== Object.prototype)) return false;
   const ka = Object.keys(a);
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
   // An array's `length` too: a trailing hole leaves the keys alike.
   return (
     ka.length === Object.keys(b).length &&
-    (!isArray || x.length === y.length) &&
-    ka.every((k) => Object.hasOwn(b, k) && jsonEqual(x[k], y[k]))
+    (!isArray || (a as unknown[]).length === (b as unknown[]).length) &&
+    ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Fields)[k], (b as Fields)[k]))
   );
 }
+
+type Fields = Record<string, unknown>;
 
 const DEFAULT_INPUT_SCHEMA = defaultInputSchema();
 
@@ -180,9 +186,7 @@ const DEFAULT_INPUT_SCHEMA = defaultInputSchema();
  */
 function sameAsManifest(c: object, n: NormalizedContract): boolean {
   if (c == null || Object.getPrototypeOf(c) !== Object.prototype) return false;
-  const rec = c as Record<string, unknown>;
-  const target = n as unknown as Record<string, unknown>;
-  const defaults: Record<string, unknown> = {
+  const defaults: Fields = {
     confirmation: 'never',
     untrustedOutput: false,
     concurrency: DEFAULT_CONCURRENCY[n.kind],
@@ -192,9 +196,15 @@ function sameAsManifest(c: object, n: NormalizedContract): boolean {
   // Each field read as the full path reads it (`in`, then the value), a default only when absent.
   return (
     Object.keys(c).every((k) => Object.hasOwn(n, k)) &&
-    Object.keys(n).every((k) => jsonEqual(k in c ? rec[k] : defaults[k], target[k]))
+    Object.keys(n).every((k) => jsonEqual(k in c ? (c as Fields)[k] : defaults[k], (n as unknown as Fields)[k]))
   );
 }
+
+/**
+ * Whether `value` can no longer change: frozen all the way down. (A getter on a frozen object could
+ * still answer otherwise later, but whatever it says, what registers is the manifest's contract.)
+ */
+const immutable = (v: unknown): boolean => !v || typeof v !== 'object' || (Object.isFrozen(v) && Object.values(v).every(immutable));
 
 /**
  * The authority a build approved. Throws a `TypeError` at once when `manifest` or `validators`
@@ -239,6 +249,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
     const frozen = deepFreeze(c);
     byId.set(id, {
       entry: Object.freeze({ contract: frozen, token }),
+      same: frozen,
       canonical,
       admitted: Object.freeze(
         admitted(frozen, token, fromStandaloneValidator(v.input), v.output && fromStandaloneValidator(v.output)),
@@ -253,10 +264,16 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
     },
     admit(contract: CapabilityContract, token: string | undefined | null): Admission {
       if (typeof token === 'string') {
-        const owner = idByToken.get(token);
-        const hit = owner === undefined ? undefined : byId.get(owner);
-        // The manifest's own (frozen) object, as code registers it, needs no comparison at all.
-        if (hit !== undefined && (contract === hit.entry.contract || sameAsManifest(contract, hit.entry.contract))) return hit.admitted;
+        // (No id is undefined: an unknown token finds no entry.)
+        const hit = byId.get(idByToken.get(token)!);
+        // The immutable object compared last (at first the manifest's own, as code registers it)
+        // needs no comparison.
+        if (
+          hit &&
+          (contract === hit.same ||
+            (sameAsManifest(contract, hit.entry.contract) && (!immutable(contract) || !!(hit.same = contract))))
+        )
+          return hit.admitted;
       }
       const normalized = tryNormalizeContract(contract);
       if (!normalized.ok) return invalid(contract, normalized.problems);
@@ -284,16 +301,15 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
         );
       }
       // known is defined: the token belongs to this id.
-      const prepared = known!;
-      if (canonicalJson(normalized.contract) !== prepared.canonical) {
+      if (canonicalJson(normalized.contract) !== known!.canonical) {
         // The top-level fields where the two differ, model-visible ones first: they are the ones that
         // matter to a reviewer.
         const x = normalized.contract as unknown as JsonObject;
-        const y = prepared.entry.contract as unknown as JsonObject;
+        const y = known!.entry.contract as unknown as JsonObject;
         const visible = MODEL_VISIBLE_FIELDS as readonly string[];
         const fields = [...new Set([...Object.keys(x), ...Object.keys(y)])]
           .filter((f) => !jsonEqual(x[f], y[f]))
-          .sort((p, q) => Number(!visible.includes(p)) - Number(!visible.includes(q)));
+          .sort((p, q) => +visible.includes(q) - +visible.includes(p));
         return refuse(
           id,
           `differs from the authorized contract (${fields.join(', ')}): `,
@@ -301,7 +317,7 @@ export function createCompilerAuthority(options: CompilerAuthorityOptions): Agen
           { fields },
         );
       }
-      return prepared.admitted;
+      return known!.admitted;
     },
   });
 }

@@ -50,6 +50,14 @@ before(async () => {
   authority = createCompilerAuthority({ manifest, validators });
 });
 
+function deepFreezeForTest<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const field of Object.values(value)) deepFreezeForTest(field);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 function sync(outcome: ValidationOutcome | Promise<ValidationOutcome>): ValidationOutcome {
   assert.ok(!(outcome instanceof Promise), 'compiled validators answer synchronously');
   return outcome as ValidationOutcome;
@@ -166,6 +174,38 @@ describe('createCompilerAuthority', () => {
       assert.deepEqual(r.error.details?.fields, [field]);
       assert.match(r.error.message, new RegExp(`differs.*${field}`));
     }
+  });
+
+  it('admits a contract object again only while it still equals the manifest (mutable, frozen at the top, frozen all the way down)', () => {
+    const token = manifest.contracts['domain:devices.disable'].token;
+    const admit = (c: object) => authority.admit(c as CapabilityContract, token);
+    // A plain object admitted once and then changed is compared again, and refused.
+    const mutable = structuredClone(disable) as CapabilityContract & { inputSchema: JsonObject };
+    assert.equal(admit(mutable).ok, true);
+    (mutable.inputSchema.required as string[]).push('mode');
+    const changed = admit(mutable);
+    assert.ok(!changed.ok);
+    assert.deepEqual(changed.error.details?.fields, ['inputSchema']);
+    // Frozen only at the top: a nested schema can still change.
+    const shallow = Object.freeze(structuredClone(disable)) as CapabilityContract & { inputSchema: JsonObject };
+    assert.equal(admit(shallow).ok, true);
+    (shallow.inputSchema.required as string[]).push('mode');
+    assert.equal(admit(shallow).ok, false);
+    // Frozen all the way down: admitted every time, by the same admission.
+    const frozen = deepFreezeForTest(structuredClone(disable));
+    const first = admit(frozen);
+    assert.equal(first.ok, true);
+    for (let i = 0; i < 3; i++) assert.equal(admit(frozen), first);
+    // What registers is the manifest's own contract, never the object the caller passed.
+    assert.ok(first.ok);
+    assert.equal(first.contract, authority.contract('domain:devices.disable')!.contract);
+    // The manifest's own object, then the frozen copy again: each admitted alike.
+    assert.equal(admit(first.contract), first);
+    assert.equal(admit(frozen), first);
+    // The same object under another contract's token is still refused.
+    const other = authority.admit(frozen as CapabilityContract, manifest.contracts['view:devices.table.rows'].token);
+    assert.ok(!other.ok);
+    assert.equal(other.error.details?.reason, 'token-of-another-contract');
   });
 
   it('refuses an invalid contract with INVALID_CONTRACT before looking at tokens', () => {

@@ -143,6 +143,40 @@ describe('repeated views: a table of row views', () => {
     expect(error.messages.filter((m) => m.includes('UNAUTHORIZED_CONTRACT'))).to.have.length(1);
   });
 
+  it('gives a row that differs from the row before it by one attribute, one script or its view its own contract, in one insertion', async () => {
+    const compiled = compiledAuthority();
+    const admitted: CapabilityContract[] = [];
+    const authority: AgentSurfaceAuthority = { ...compiled, admit: (contract, token) => (admitted.push(contract), compiled.admit(contract, token)) };
+    const surface = await fixture<AgentSurfaceElement>(html`<agent-surface></agent-surface>`);
+    surface.authority = authority;
+    await surface.ready;
+    const body = rows(10);
+    const capabilities = capabilitiesIn(body);
+    // Each change follows a row that is exactly like the others, whose contract the reader just handed out.
+    capabilities[2]!.setAttribute('description', 'Select rows of the devices table by id, quietly.');
+    capabilities[4]!.insertAdjacentHTML('beforeend', '<script type="application/schema+json" data-schema="output">{"type":"object"}</script>');
+    capabilities[6]!.querySelector('script')!.type = 'application/json';
+    capabilities[7]!.append(document.createElement('span'));
+    body.rows[8]!.querySelector('agent-view')!.setAttribute('name', 'devices.other');
+    capabilities[9]!.querySelector('script')!.remove();
+    const table = document.createElement('table');
+    table.append(body);
+    surface.append(table);
+    await surface.ready;
+    // Rows 0, 1, 3, 5 and 7 (a child that is not a script changes nothing) declare what the build saw.
+    expect(visibleIds(surface.registry)).to.deep.equal(['d0', 'd1', 'd3', 'd5', 'd7'].map((d) => `view:devices.selectRows@${d}`));
+    expect(capabilities.map((c) => c.registrationId !== undefined)).to.deep.equal([true, true, false, true, false, true, false, true, false, false]);
+    expect(admitted).to.have.length(10);
+    for (const i of [1, 3, 5, 7]) expect(admitted[i]).to.equal(admitted[0]);
+    expect(admitted[2]!.description).to.equal('Select rows of the devices table by id, quietly.');
+    expect(admitted[4]!.outputSchema).to.deep.equal({ type: 'object' });
+    // A script of another type is no schema: no input schema at all.
+    expect(admitted[6]!.inputSchema).to.equal(undefined);
+    expect(admitted[8]!.id).to.equal('view:devices.other.selectRows');
+    expect(admitted[9]!.inputSchema).to.equal(undefined);
+    for (const i of [2, 4, 6, 8, 9]) expect(admitted[i]).not.to.equal(admitted[0]);
+  });
+
   it('registers rows that a component renders into its own shadow root', async () => {
     class DeviceTable extends HTMLElement {
       connectedCallback() {
