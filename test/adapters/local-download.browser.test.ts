@@ -168,6 +168,27 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     expect((await settled(track(make(cacheName, [m])))).state).to.equal('needs-download');
   });
 
+  it('a file cut short by a server that gives the cut length as the whole (no `bytes` to check it by): an error in words when the engine refuses it, not kept, and the next click downloads it again', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const m: LocalModel = { id: 'short', label: 'Short', brief: 'Half a model.', url: '/__models/short.gguf' };
+    const adapter = track(make(cacheName, [m]));
+    await settled(adapter);
+    await adapter.prepare().catch(() => {});
+    const s = adapter.status() as { state: string; error: string };
+    expect(s.state).to.equal('error');
+    expect(s.error).to.match(/^The model could not be loaded: .*damaged or incomplete.*Try again to download it again\.$/);
+    expect(adapter.models()[0]!.cached).to.equal(false);
+    // After a reload: the download card, not a model that can never run.
+    expect((await settled(track(make(cacheName, [m])))).state).to.equal('needs-download');
+    // Try again: a download (worded as one), not another load of the same file.
+    const seen = recordStatuses(adapter);
+    await adapter.prepare().catch(() => {});
+    expect(seen.some((x) => x.state === 'downloading')).to.equal(true);
+    expect((await hits())['short.gguf']).to.equal(2);
+    expect(adapter.status().state).to.equal('error');
+  });
+
   it('a full disk is an error that says so', async () => {
     const cacheName = await freshCacheName();
     const adapter = track(make(cacheName));

@@ -170,11 +170,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
         session = loaded;
         set('ready', 1);
       } catch (e) {
-        if (signal.aborted) {
-          // Back to what is true on disk: a cancelled download stored nothing.
-          target.check = await check(target);
-          set('idle');
-        } else {
+        // Back to what is true on disk: a cancelled download stored nothing, a refused file is gone.
+        target.check = await check(target);
+        if (signal.aborted) set('idle');
+        else {
           error = why(e);
           set('error');
         }

@@ -6,6 +6,7 @@
  */
 import type { ChatCompletionChunk } from '@wllama/wllama/esm/types/oai-compat.js';
 import { download } from '../download.js';
+import { keyOf, openCache } from '../store-file.js';
 import { why } from '../words.js';
 import type { EngineProgress, GenerateRequest, LocalModel, LocalSession, ModelStore, WasmEngineOptions } from '../types.js';
 
@@ -42,6 +43,12 @@ export async function loadWasm(
       warmup: false,
     });
     signal.throwIfAborted();
+    // wllama resolves even when llama.cpp refused the file; its load result says so. Such a file
+    // is not kept, so the next click downloads it again instead of loading it again.
+    if ((wllama.getLoadedContextInfo() as { success?: boolean }).success === false) {
+      await (await openCache(options.cacheName)).delete(keyOf(model.url!));
+      throw new Error('llama.cpp refused the file (damaged or incomplete, or a kind of model it cannot run). Try again to download it again.');
+    }
   } catch (e) {
     exit();
     if (signal.aborted) throw signal.reason;
