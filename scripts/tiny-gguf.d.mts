@@ -14,6 +14,8 @@ export interface TinyGgufOptions {
   ctx?: number;
   /** general.name. */
   name?: string;
+  /** tokenizer.chat_template (default ChatML); `null` leaves the key out. */
+  chatTemplate?: string | null;
 }
 export declare const CHATML_TEMPLATE: string;
 export declare function tinyVocabulary(): {

@@ -162,7 +162,7 @@ export function tinyGguf(options = {}) {
     ['tokenizer.ggml.padding_token_id', { id: T.u32 }, vocab.unk],
     ['tokenizer.ggml.add_bos_token', { id: T.bool }, false],
     ['tokenizer.ggml.add_eos_token', { id: T.bool }, false],
-    ['tokenizer.chat_template', { id: T.string }, CHATML_TEMPLATE],
+    ...(options.chatTemplate === null ? [] : [['tokenizer.chat_template', { id: T.string }, options.chatTemplate ?? CHATML_TEMPLATE]]),
   ];
 
   // Shapes in ggml order (ne0 first): a weight [in, out] maps `in` features to `out`.

@@ -4,6 +4,7 @@
 //
 //   /__models/tiny.gguf         the tiny GGUF (same bytes every run)
 //   /__models/tiny-b.gguf       a second model (another seed), for model choice
+//   /__models/notemplate.gguf   the tiny GGUF without a chat template
 //   /__models/missing.gguf      404
 //   /__models/short.gguf        the first half of the file, served as if whole (its own length)
 //   /__models/cut.gguf          chunked; half the file, then the connection drops
@@ -152,6 +153,8 @@ export function modelsMiddleware() {
     }
     if (name === 'tiny.gguf') {
       whole(ctx, bytes, '"tiny-1"');
+    } else if (name === 'notemplate.gguf') {
+      ctx.body = Buffer.from((await import('./tiny-gguf.mjs')).tinyGguf({ chatTemplate: null }));
     } else if (name === 'tiny-b.gguf') {
       whole(ctx, secondBytes, '"tiny-2"');
     } else if (name === 'short.gguf') {

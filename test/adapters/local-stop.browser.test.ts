@@ -1,6 +1,7 @@
 // Stop while the real WebAssembly engine generates (the generated tiny GGUF): the run ends
 // promptly as `aborted`, the engine stops generating, and the same loaded model answers the next
-// run, as a person pressing Stop and then sending another message meets it.
+// run, as a person pressing Stop and then sending another message meets it. And a GGUF that
+// carries no chat template still runs: llama.cpp renders the turns in ChatML.
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type LocalEngine } from '../../src/adapters/local/index.js';
@@ -82,5 +83,29 @@ describe('createLocalAdapter: Stop during generation (wllama, generated model)',
     // The engine stopped too: nothing more of the stopped step streamed while the next one ran.
     expect(deltas[0]).to.equal(streamed);
     await adapter.unload();
+  });
+
+  it('a GGUF without a chat template: the prompt format still runs, a forced call goes through', async () => {
+    const adapter = createLocalAdapter({
+      models: [{ id: 'plain', label: 'Plain', brief: 'No chat template.', url: '/__models/notemplate.gguf' }],
+      engine: 'wasm',
+      wasm: { wasmUrl: WASM_URL },
+      cacheName: await freshCacheName(),
+      toolChoice: 'required',
+      maxTokens: 64,
+    });
+    await adapter.prepare();
+    const parts: AgentStreamPart[] = [];
+    for await (const p of adapter.run({
+      messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Pick one.' }] }],
+      tools: [{ name: 'pick', description: 'Picks.', inputSchema: { type: 'object', properties: { n: { enum: [1, 2] } }, required: ['n'], additionalProperties: false } }],
+      signal: new AbortController().signal,
+      callTool: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      agent: { id: 'picker', instructions: 'Pick.', maxSteps: 1 },
+    }))
+      parts.push(p);
+    await adapter.unload();
+    expect(parts.map((p) => p.type)).to.deep.equal(['message-start', 'tool-call', 'tool-result', 'step-finish', 'finish']);
+    expect([1, 2]).to.include((parts[1] as { input: { n: number } }).input.n);
   });
 });
