@@ -5,14 +5,20 @@
 //  - an arrow a folder may not draw (the RULES below),
 //  - an entry reaching, at run time, a module it must stay free of (UNREACHABLE below), and
 //  - an import cycle anywhere in src/ (a lazy `import()` in a cycle still ties the two ends together).
-// Exits 1 with every problem listed; `--json` prints the graph instead.
+// An import through the package's own name (`agent-surface-kit/elements`) is refused too: it would be
+// an arrow the check cannot place. Exits 1 with every problem listed; `--json` prints the graph
+// instead; `--src <dir>` checks another source tree laid out like src/ (test/scripts/arrows.test.ts).
 import ts from 'typescript';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const src = join(root, 'src');
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const srcFlag = process.argv.indexOf('--src');
+const src = srcFlag > 0 && process.argv[srcFlag + 1] ? resolve(process.argv[srcFlag + 1]) : join(repo, 'src');
+/** What paths in messages are relative to: the folder holding src/. */
+const root = dirname(src);
+const PACKAGE = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).name;
 
 /**
  * Where each room of src/ may point, besides itself. `types` lists the rooms it may reach with
@@ -55,7 +61,8 @@ function sourceFiles(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (/\.(ts|mts|tsx)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
+    // JavaScript modules too: a .js file beside the TypeScript could carry an arrow past the check.
+    else if (/\.([mc]?[jt]s|[jt]sx)$/.test(name) && !/\.d\.[mc]?ts$/.test(name)) out.push(path);
   }
   return out;
 }
@@ -99,6 +106,13 @@ function importsOf(file) {
           node.exportClause.elements.length > 0 &&
           node.exportClause.elements.every((e) => e.isTypeOnly));
       add(node, node.moduleSpecifier.text, typeOnly ? 'type' : 'static');
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
+      // `import x = require('…')`
+      add(node, node.moduleReference.expression.text, node.isTypeOnly ? 'type' : 'static');
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [arg] = node.arguments;
       if (arg && ts.isStringLiteralLike(arg)) add(node, arg.text, 'dynamic');
@@ -123,6 +137,10 @@ export function importGraph() {
       if (specifier === undefined) {
         if (RULES[roomOf(file)]?.computedImports) continue;
         problems.push(`${at}: import() of a computed specifier: the check cannot follow it (use a string literal)`);
+        continue;
+      }
+      if (specifier === PACKAGE || specifier.startsWith(`${PACKAGE}/`)) {
+        problems.push(`${at}: "${specifier}" is this package's own name: import the module by its relative path, so the check can follow the arrow`);
         continue;
       }
       if (!specifier.startsWith('.')) {

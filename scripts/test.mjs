@@ -17,9 +17,9 @@ const browserOnly = args.includes('--browser-only');
 
 // Node tests: everything under the Node folders but `*.browser.test.ts`, and any `*.node.test.ts`
 // (a DOM-free part of a browser folder, such as the chat reducer). Browser tests: the rest.
-const NODE_DIRS = ['test/core', 'test/compiler', 'test/package', 'test/adapters', 'test/server', 'test/mcp', 'test/chat', 'test/browser'];
+const NODE_DIRS = ['test/core', 'test/compiler', 'test/package', 'test/adapters', 'test/server', 'test/mcp', 'test/chat', 'test/browser', 'test/scripts'];
 const BROWSER_DIRS = ['test/elements', 'test/webmcp', 'test/chat', 'test/adapters', 'test/browser'];
-const NODE_FOLDER = /^test\/(core|compiler|package|adapters|server|mcp)\//;
+const NODE_FOLDER = /^test\/(core|compiler|package|adapters|server|mcp|scripts)\//;
 const isNodeTest = (file) =>
   /\.node\.test\.(ts|mjs|js)$/.test(file) || (NODE_FOLDER.test(file) && !/\.browser\.test\.(ts|mjs|js)$/.test(file));
 
