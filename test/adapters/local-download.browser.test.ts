@@ -126,30 +126,36 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     });
   }
 
-  it('storage refused while the bytes are written (QuotaExceededError) is an error that says so, and nothing is cached', async () => {
-    const cacheName = await freshCacheName();
-    const adapter = track(make(cacheName));
-    await settled(adapter);
-    // The browser's estimate says there is room, and then the disk fills up as the model is written.
-    const put = Cache.prototype.put;
-    Cache.prototype.put = function (request: RequestInfo | URL, response: Response) {
-      return String((request as Request).url ?? request).includes('agent-surface-part=')
-        ? Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'))
-        : put.call(this, request, response);
-    };
-    try {
-      await adapter.prepare().catch(() => {});
-    } finally {
-      Cache.prototype.put = put;
-    }
-    const s = adapter.status() as { state: string; error: string };
-    expect(s.state).to.equal('error');
-    expect(s.error).to.match(/^Not enough storage space\. The model needs 1 MB .*Free some disk space or pick a smaller model\.$/);
-    expect(adapter.models()[0]!.cached).to.equal(false);
-    expect(await (await caches.open(cacheName)).keys()).to.have.length(0);
-    // A reload still offers the download.
-    expect((await settled(track(make(cacheName)))).state).to.equal('needs-download');
-  });
+  for (const [when, refuse] of [
+    ['as the bytes are written', (url: string) => url.includes('agent-surface-part=')],
+    ['after a part was written, at its record', (url: string) => !url.includes('agent-surface-part=')],
+  ] as const) {
+    it(`storage refused ${when} (QuotaExceededError): an error that says so, nothing cached, nothing left taking the page's space`, async () => {
+      const cacheName = await freshCacheName();
+      const adapter = track(make(cacheName));
+      await settled(adapter);
+      // The browser's estimate says there is room, and then the disk fills up as the model is written.
+      const put = Cache.prototype.put;
+      Cache.prototype.put = function (request: RequestInfo | URL, response: Response) {
+        return refuse(String((request as Request).url ?? request))
+          ? Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'))
+          : put.call(this, request, response);
+      };
+      try {
+        await adapter.prepare().catch(() => {});
+      } finally {
+        Cache.prototype.put = put;
+      }
+      const s = adapter.status() as { state: string; error: string };
+      expect(s.state).to.equal('error');
+      expect(s.error).to.match(/^Not enough storage space\. The model needs 1 MB .*Free some disk space or pick a smaller model\.$/);
+      expect(adapter.models()[0]!.cached).to.equal(false);
+      expect(await (await caches.open(cacheName)).keys()).to.have.length(0);
+      expect(await (await caches.open(`${cacheName}:parts`)).keys()).to.have.length(0);
+      // A reload still offers the download.
+      expect((await settled(track(make(cacheName)))).state).to.equal('needs-download');
+    });
+  }
 
   it('a file that is not a GGUF model (an app server answering a wrong path with its HTML page) is an error in words, and is not kept as the model', async () => {
     const cacheName = await freshCacheName();

@@ -113,12 +113,14 @@ export async function download(cacheName: string, model: LocalModel, fetcher: ty
       await flush();
     } catch (e) {
       void reader.cancel().catch(() => {});
-      // Keep what arrived, so the next download continues after it (only a file the server can name again).
-      if (e instanceof StoreError || !validator) await clear(bytes, key);
+      // Keep what arrived, so the next download continues after it (only a file the server can name
+      // again). Not on a full disk: the bytes that fitted would keep the page's storage full.
+      const full = (e as DOMException)?.name === 'QuotaExceededError';
+      if (e instanceof StoreError || !validator || full) await clear(bytes, key);
       else await flush().catch(() => {});
       if (signal.aborted) throw signal.reason;
       if (e instanceof StoreError) throw e;
-      if ((e as DOMException)?.name === 'QuotaExceededError') throw quotaError(expected);
+      if (full) throw quotaError(expected);
       const at = expected ? `${MB(received)} of ${MB(expected)}` : MB(received);
       throw new StoreError(
         `The download stopped at ${at} (${why(e, 'network error')}). ${validator ? 'Try again to continue from there.' : 'Try again.'}`,
