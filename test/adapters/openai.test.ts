@@ -22,6 +22,11 @@ beforeEach(() => {
 const adapter = (extra: Partial<Parameters<typeof createOpenAICompatibleAdapter>[0]> = {}) =>
   createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'test-model', check: false, ...extra });
 const stream = (events: unknown[], size?: number) => ({ chunks: size ? splitBytes(sse(events), size) : [sse(events)] });
+/** Resolves once `ok()` holds, polling on the event loop (timers may be mocked). */
+async function waitFor(ok: () => boolean) {
+  for (let i = 0; i < 10_000 && !ok(); i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(ok());
+}
 const bodies = () => server.received.filter((r) => r.url.endsWith('/chat/completions')).map((r) => r.json() as ChatCompletionCreateParamsStreaming);
 
 describe('createOpenAICompatibleAdapter: streaming', () => {
@@ -350,7 +355,9 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.match(e.error, /answered with a web page, not the API: check the URL/);
     server.queue.push(page);
     const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm' });
-    await new Promise<void>((resolve) => a.subscribe!(() => a.status!().state !== 'loading' && resolve()));
+    let off = () => {};
+    await new Promise<void>((resolve) => (off = a.subscribe!(() => a.status!().state !== 'loading' && resolve())));
+    off();
     const s = a.status!();
     assert.equal(s.state, 'unavailable');
     assert.match(s.state === 'unavailable' ? s.reason : '', /web page/);
@@ -429,10 +436,55 @@ describe('createOpenAICompatibleAdapter: status()', () => {
     assert.equal(a.status!().state, 'unavailable');
   });
 
+  it('unavailable while someone listens (the chat keeps Send off then): it checks again on its own, 10 s later, then less often, and turns ready when the server answers; unheard, it asks nothing', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const MODELS = { headers: { 'content-type': 'application/json' }, chunks: ['{"object":"list","data":[]}'] };
+    server.queue.push({ status: 503, chunks: ['starting'] }, { status: 503, chunks: ['still starting'] }, MODELS);
+    const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm' });
+    const states: string[] = [];
+    const off = a.subscribe!(() => states.push(a.status!().state));
+    const gets = (n: number) => server.requests(n).then(() => new Promise((resolve) => setImmediate(resolve)));
+    await gets(1);
+    await waitFor(() => states.length === 1);
+    t.mock.timers.tick(9_999);
+    assert.equal(server.received.length, 1);
+    t.mock.timers.tick(1);
+    await gets(2);
+    await waitFor(() => states.length === 2);
+    t.mock.timers.tick(19_999);
+    assert.equal(server.received.length, 2, 'the second wait is longer');
+    t.mock.timers.tick(1);
+    await gets(3);
+    await waitFor(() => states.length === 3);
+    assert.deepEqual(states, ['unavailable', 'unavailable', 'ready'], 'the periodic check keeps the reason on screen until its answer');
+    assert.deepEqual(server.received.map((r) => `${r.method} ${r.url}`), ['GET /v1/models', 'GET /v1/models', 'GET /v1/models']);
+    off();
+    server.queue.push({ status: 503, chunks: ['down'] });
+    await a.recheck();
+    assert.equal(a.status!().state, 'unavailable');
+    t.mock.timers.tick(200_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(server.received.length, 4, 'no listener, no check');
+  });
+
+  it('check: false: a run that fails on the network makes it unavailable, then ready again 10 s later for a listener, so the person can retry; no check is made', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const a = adapter();
+    const states: string[] = [];
+    const off = a.subscribe!(() => states.push(a.status!().state));
+    server.queue.push({ chunks: [sse(F.text()).slice(0, 300)], drop: true });
+    await runAdapter(a);
+    assert.equal(a.status!().state, 'unavailable');
+    t.mock.timers.tick(10_000);
+    assert.deepEqual(states, ['unavailable', 'ready']);
+    off();
+    assert.deepEqual(server.received.map((r) => `${r.method} ${r.url}`), ['POST /v1/chat/completions']);
+  });
+
   it('unavailable when the server refuses the key; a server without /models still counts as reachable', async () => {
     server.queue.push({ status: 401, chunks: ['{"error":{"message":"bad key"}}'] });
     const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm', apiKey: 'k' });
-    a.status!();
+    // One check at a time: two in flight would take the scripted answers in either order.
     await a.recheck();
     assert.equal(a.status!().state, 'unavailable');
     server.queue.push({ status: 404, chunks: ['not found'] });
@@ -443,7 +495,6 @@ describe('createOpenAICompatibleAdapter: status()', () => {
   it('a run the server answers, even with a refusal, makes it ready again; a failing server makes it unavailable', async () => {
     server.queue.push({ status: 503, chunks: ['down'] });
     const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm' });
-    a.status!();
     await a.recheck();
     assert.equal(a.status!().state, 'unavailable');
     server.queue.push({ status: 429, headers: { 'retry-after': '3' }, chunks: ['{"error":{"message":"slow down"}}'] });

@@ -24,13 +24,14 @@ export interface HttpAdapterSpec {
   step(input: StepInput, post: PostOptions): AsyncIterable<StepPart>;
 }
 
-/** The adapter, plus `recheck()` to run the connection check again (after starting a server, say). */
+/** The adapter, plus `recheck()` to run the connection check now (after starting a server, say). */
 export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
 
 /**
  * `status()` is `loading` while a connection check runs (started lazily, by the first `status()`
- * or `subscribe()`, never at creation), then `ready` or `unavailable` with the reason. Runs update
- * it: a network failure makes it `unavailable`, a reply makes it `ready` again.
+ * or `subscribe()`, never at creation), then `ready` or `unavailable` with the reason; while
+ * unavailable and listened to, it checks again now and then. Runs update it: a network failure
+ * makes it `unavailable`, a reply makes it `ready` again.
  */
 export function httpAdapter(o: HttpOptions, identity: { id: string; label: string }, s: HttpAdapterSpec): CheckedAdapter {
   const post = (signal?: AbortSignal, timeoutMs = o.timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs, who: s.who });
@@ -42,6 +43,18 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     current = next;
     for (const l of [...listeners]) l();
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wait = 0;
+  /**
+   * While unavailable and listened to (the widget keeps Send off then), look again after 10 s, then
+   * less often: the server may start, the session come back. Without connection checks the status just turns
+   * ready again, so the person can retry. Unref'd in Node: it never keeps a process up.
+   */
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => listeners.size && current.state === 'unavailable' && (check ? recheck(true) : set({ state: 'ready' })), (wait = Math.min(wait * 2 || 10_000, 120_000)));
+    (timer as { unref?(): void }).unref?.();
+  };
   /**
    * An outcome: no code is a reply. Failing to reach the server, bad credentials and a chat
    * switched off (lasting refusals) make it unavailable; any other answer, a refusal included,
@@ -49,13 +62,19 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
    */
   const report = (code?: AgentErrorCode, reason = ''): void => {
     started = true;
-    if (code === 'network' || code === 'chat_disabled' || /credentials/.test(reason)) set({ state: 'unavailable', reason });
-    else if (current.state !== 'ready') set({ state: 'ready' });
+    if (code === 'network' || code === 'chat_disabled' || /credentials/.test(reason)) {
+      set({ state: 'unavailable', reason });
+      later();
+    } else {
+      wait = 0;
+      if (current.state !== 'ready') set({ state: 'ready' });
+    }
   };
-  const recheck = async (): Promise<void> => {
+  /** `quiet`: the periodic check, which keeps the status as it is until the answer. */
+  const recheck = async (quiet?: boolean): Promise<void> => {
     started = true;
     if (!check) return;
-    if (current.state !== 'loading') set({ state: 'loading' });
+    if (!quiet && current.state !== 'loading') set({ state: 'loading' });
     try {
       await postEvents(s.checkUrl, undefined, post(undefined, Math.min(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, 15_000))).next();
       report();
@@ -69,6 +88,8 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     subscribe(listener) {
       listeners.add(listener);
       if (!started) void recheck();
+      // A chat mounted again while unavailable: its timer may have passed unheard.
+      else if (current.state === 'unavailable') later();
       return () => void listeners.delete(listener);
     },
     recheck,
