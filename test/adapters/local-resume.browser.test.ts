@@ -111,6 +111,40 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
     expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
   });
 
+  it('two tabs (two adapters on the same storage) download a model once: the second waits for the first and finds the model whole', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('resume.gguf');
+    const first = track(make(cacheName, m));
+    const second = track(make(cacheName, m));
+    await settled(first);
+    await settled(second);
+    const one = first.prepare();
+    await waitUntil(() => first.status().state === 'downloading' && (first.status() as { progress: number }).progress >= (total >> 2) / total, 'the first quarter never arrived', { timeout: 60000 });
+    const two = second.prepare();
+    // The second one waits (the first download is held mid-file by the test server).
+    await waitUntil(() => second.status().state === 'downloading', 'the second never started');
+    expect(await serverRequests()).to.have.length(1);
+    // A third that waits can still be cancelled: back to its download card at once.
+    const third = track(make(cacheName, m));
+    await settled(third);
+    const stop = new AbortController();
+    const waiting = third.prepare(stop.signal);
+    await waitUntil(() => third.status().state === 'downloading', 'the third never started');
+    stop.abort();
+    let stopped: unknown;
+    await waiting.catch((e) => (stopped = e));
+    expect((stopped as DOMException).name).to.equal('AbortError');
+    expect(third.status().state).to.equal('needs-download');
+    await fetch('/__models/release');
+    await Promise.all([one, two]);
+    expect(first.status()).to.deep.equal({ state: 'ready' });
+    expect(second.status()).to.deep.equal({ state: 'ready' });
+    expect(await serverRequests()).to.have.length(1);
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
+  });
+
   it('a dropped connection is an error that keeps the bytes; the next click continues', async () => {
     await resetHits();
     const cacheName = await freshCacheName();

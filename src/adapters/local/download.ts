@@ -8,7 +8,7 @@
  * new body. The whole file is checked against the expected size, and against `sha256` when the
  * model gives one, before the model's record says it is on this device.
  */
-import { keptBytes, keyOf, openCache, partKey, partsOf, resumable, type StoredFile } from './store-file.js';
+import { keptBytes, keyOf, openCache, partKey, partsOf, readRecord, resumable, type StoredFile } from './store-file.js';
 import type { LocalModel } from './types.js';
 import { why } from './words.js';
 
@@ -29,8 +29,17 @@ async function clear(bytes: Cache, key: string): Promise<void> {
 export async function download(cacheName: string, model: LocalModel, fetcher: typeof fetch, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
   if (typeof caches === 'undefined') throw new StoreError('This page cannot store models (Cache Storage needs a secure context).');
   const key = keyOf(model.url!);
+  const locks = globalThis.navigator?.locks;
+  const run = () => fill(cacheName, key, model, fetcher, signal, progress);
+  // One download of a file at a time in this origin (two tabs, two adapters): another waits for it,
+  // then finds the file whole. Both would write the same parts.
+  return locks ? locks.request(`agent-surface-model ${key}`, { signal }, run) : run();
+}
+
+async function fill(cacheName: string, key: string, model: LocalModel, fetcher: typeof fetch, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
   const main = await openCache(cacheName);
   const bytes = await openCache(cacheName, true);
+  if (await partsOf(bytes, key, await readRecord(main, key))) return progress(1);
   // Whatever the model's record said, it is being replaced: until this ends it is not on the device.
   await main.delete(key);
   let file = await resumable(bytes, key, model);
