@@ -27,7 +27,7 @@ export type AgentWebMcpStatus = WebMcpAdapterStatus | 'error' | 'refused';
  * @attr {string} prefix - Prepended to every tool name, to keep clear of other scripts' tools.
  * @prop {string | undefined} toolPrefix - See `prefix`.
  * @attr {string} consumer - The consumer id the calls carry (kind `webmcp`). Default `webmcp`.
- * @attr {string} exposed-to - Origins (comma- or space-separated, `https://…` or localhost) whose frames in this page may see and call the tools (the draft's `exposedTo`). Must be granted (`surface.consumers = { webmcp: { exposedTo: [...] } }`) unless script called `enable()`. Where the host refuses it, the tools register for this document only and `agent-webmcp-exposed-to-refused` says so.
+ * @attr {string} exposed-to - Origins (comma- or space-separated, `https://…` or localhost; at most 32, more is a configuration error, `status="error"`) whose frames in this page may see and call the tools (the draft's `exposedTo`). Must be granted (`surface.consumers = { webmcp: { exposedTo: [...] } }`) unless script called `enable()`. Where the host refuses it, the tools register for this document only and `agent-webmcp-exposed-to-refused` says so.
  * @attr {number} confirmation-ttl - Milliseconds a call waits for a person's decision. Default 120000.
  * @attr {string} status - Reflected, read-only: `idle`, `starting`, `active`, `unsupported`, `stopped`, `refused` or `error`.
  * @prop {AgentSurfaceRegistry | undefined} registry - A registry to expose instead of the nearest `<agent-surface>`'s.
@@ -61,7 +61,7 @@ export class AgentWebMcpElement extends ReactiveElement {
   declare toolPrefix: string | undefined;
   /** The consumer id the calls carry (kind `webmcp`). Default `webmcp`. */
   declare consumer: string | undefined;
-  /** Origins (comma- or space-separated) whose frames may see the tools; only granted ones (reflects `exposed-to`). */
+  /** Origins (comma- or space-separated, at most 32) whose frames may see the tools; only granted ones (reflects `exposed-to`). */
   declare exposedTo: string | undefined;
   /** Milliseconds a call waits for a person's decision. Default 120000. */
   declare confirmationTtl: number | undefined;

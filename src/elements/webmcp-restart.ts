@@ -74,7 +74,8 @@ export async function restartAgentWebMcp(
   }
   const options: WebMcpAdapterOptions = { eventTarget: el };
   if (prefix) options.prefix = prefix;
-  if (exposedTo?.length) options.exposedTo = exposedTo.slice(0, 32);
+  // More origins than the adapter takes (32) is a configuration error the element reports, never a silent cut.
+  if (exposedTo?.length) options.exposedTo = exposedTo;
   if (el.confirmationTtl != null) options.confirmationTtlMs = el.confirmationTtl;
   if (el.modelContext !== undefined) options.modelContext = el.modelContext;
   if (el.exposeCapability) options.exposeCapability = el.exposeCapability;

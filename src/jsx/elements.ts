@@ -96,7 +96,7 @@ export interface AgentWebmcpTag {
   attributes: {
     /** See `prefix`. */
     'prefix'?: string;
-    /** Origins (comma- or space-separated) whose frames may see the tools; only granted ones (reflects `exposed-to`). */
+    /** Origins (comma- or space-separated, at most 32) whose frames may see the tools; only granted ones (reflects `exposed-to`). */
     'exposed-to'?: string;
     /** Milliseconds a call waits for a person's decision. Default 120000. */
     'confirmation-ttl'?: number | string;

@@ -166,6 +166,22 @@ describe('<agent-webmcp> needs a grant from script', () => {
       for (const name of host.names()) expect(host.exposedTo.get(name)).to.deep.equal(['https://widget.example', 'https://help.example']);
     });
 
+    it('more origins than a registration may carry (32) publishes nothing and says why, instead of leaving some out unsaid', async () => {
+      const surface = await page();
+      const origins = Array.from({ length: 33 }, (_, i) => `https://o${i}.example`);
+      surface.consumers = { webmcp: { exposedTo: origins } };
+      const host = new CurrentHost();
+      const el = await inject(surface, '', host);
+      expect(el.status).to.equal('error');
+      expect(host.names()).to.deep.equal([]);
+      expect(errors.join('\n')).to.contain('WEBMCP_CONFIG').and.contain('up to 32');
+      // 32 are fine, each tool carries all of them.
+      surface.consumers = { webmcp: { exposedTo: origins.slice(0, 32) } };
+      await waitUntil(() => el.status === 'active', `status ${el.status}`);
+      await el.settled();
+      for (const name of host.names()) expect(host.exposedTo.get(name)).to.deep.equal(origins.slice(0, 32));
+    });
+
     it('enable() vouches for the attribute as written, and a host refusing it is said on the element', async () => {
       const surface = await page();
       const host = new CurrentHost();
