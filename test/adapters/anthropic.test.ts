@@ -153,6 +153,27 @@ describe('createAnthropicAdapter: streaming', () => {
     assert.equal(result.content, 'Error: the tool failed.');
   });
 
+  it("tool call ids from another provider's history (the chat switched adapters: Kimi's `functions.search:0`) go back in the pattern the API accepts, the same on the tool_use and its tool_result", () => {
+    const msgs: AgentMessage[] = [
+      user('a'),
+      {
+        id: 'm',
+        role: 'assistant',
+        parts: [
+          { type: 'tool', id: 'functions.search:0', name: 'search', input: {}, state: 'done', output: ok([]) },
+          { type: 'tool', id: 'functions.search:1', name: 'search', input: {}, state: 'done', output: ok([]) },
+        ],
+      },
+      user('b', 'u2'),
+    ];
+    const body = anthropicBody(toTurns(msgs, [tool('search')], 'mk'), [tool('search')], undefined, { model: 'c' });
+    const uses = body.messages[1].content.map((b) => (b as { id: string }).id);
+    const results = body.messages[2].content.filter((b) => b.type === 'tool_result').map((b) => (b as { tool_use_id: string }).tool_use_id);
+    for (const id of uses) assert.match(id, /^[a-zA-Z0-9_-]+$/);
+    assert.deepEqual(results, uses);
+    assert.equal(new Set(uses).size, 2);
+  });
+
   it('merges tool results and the next user text into one user message', () => {
     const msgs: AgentMessage[] = [
       user('a'),

@@ -36,6 +36,9 @@ interface AnthropicMeta {
   redactedData?: unknown;
 }
 
+/** A tool call id as the API takes one (`^[a-zA-Z0-9_-]+$`): another provider's, say Kimi's `functions.search:0`, is mapped. */
+const toolId = (id: string) => id.replace(/[^\w-]/g, '_');
+
 /** The Messages request for the next step. */
 export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], instructions: string | undefined, o: AnthropicBodyOptions) {
   const messages: AnthropicMessage[] = [];
@@ -58,7 +61,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
         if (p.text.trim()) blocks.push({ type: 'text', text: p.text });
       } else if (p.type === 'tool') {
         const input = p.input && typeof p.input === 'object' && !Array.isArray(p.input) ? (p.input as Record<string, unknown>) : {};
-        blocks.push({ type: 'tool_use', id: p.id, name: p.name, input });
+        blocks.push({ type: 'tool_use', id: toolId(p.id), name: p.name, input });
       } else {
         // Only Claude's own, signed thinking can go back; anything else is dropped.
         const m = p.providerMetadata?.anthropic as AnthropicMeta | undefined;
@@ -69,7 +72,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
     push('assistant', blocks);
     push(
       'user',
-      t.answers.map((a) => ({ type: 'tool_result' as const, tool_use_id: a.id, content: a.text, ...(a.isError ? { is_error: true } : {}) })),
+      t.answers.map((a) => ({ type: 'tool_result' as const, tool_use_id: toolId(a.id), content: a.text, ...(a.isError ? { is_error: true } : {}) })),
     );
   }
   return {
