@@ -317,6 +317,12 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.doesNotMatch(e.error, /html/);
   });
 
+  it('408 (a proxy or server gave up waiting) → network, like any timeout', async () => {
+    const e = await errorOf({ status: 408, headers: { 'content-type': 'text/plain' }, chunks: ['Request Timeout'] });
+    assert.equal(e.code, 'network');
+    assert.match(e.error, /HTTP 408/);
+  });
+
   it('a connection dropped mid-stream → network, and the status turns unavailable', async () => {
     const a = adapter();
     server.queue.push({ chunks: [sse(F.text()).slice(0, 300)], drop: true });

@@ -58,7 +58,7 @@ export async function httpError(res: Response, who: string, quiet?: boolean): Pr
   const [code, what, then = ''] =
     status === 429
       ? ['rate_limited', 'is rate limiting requests', wait === undefined ? '' : `; try again in ${wait} s`]
-      : status > 499
+      : status > 499 || status === 408
         ? ['network', 'failed']
         : status === 401 || status === 403
           ? ['bad_request', 'refused the credentials', '; check the API key']
