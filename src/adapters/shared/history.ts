@@ -52,9 +52,9 @@ export function toTurns(messages: readonly AgentMessage[], tools: readonly ToolD
       const out = p.output && (p.state === 'done' || p.state === 'error');
       // A failed call's error text may be its tool's output (the chat's session keeps only that on
       // later runs): it is cut, and delimited when its tool is untrusted. A failure is never
-      // answered without words (Anthropic refuses an empty is_error result).
+      // answered with blank text (Anthropic refuses an empty is_error result).
       let said = out ? outputText(p.output!) : undefined;
-      if (!said && p.state !== 'done') said = ((p.state === 'error' || p.state === 'cancelled') && p.error) || (out ? TOOL_FAILED : undefined);
+      if (!said?.trim() && p.state !== 'done') said = ((p.state === 'error' || p.state === 'cancelled') && p.error?.trim() && p.error) || (out ? TOOL_FAILED : undefined);
       const untrusted = t ? t.untrustedOutput === true : !!out;
       const text = said === undefined ? NOT_EXECUTED : toolText(said, untrusted, marker, o.maxToolOutputChars);
       cur.answers.push({ id: p.id, text, isError: p.state !== 'done' });
