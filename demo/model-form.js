@@ -10,7 +10,7 @@ export const STORAGE_KEY = 'agent-surface-demo:openai-compatible';
 function load() {
   try {
     const saved = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? 'null');
-    return saved && typeof saved.baseUrl === 'string' && typeof saved.model === 'string' ? saved : undefined;
+    return saved && typeof saved.baseUrl === 'string' && saved.baseUrl && typeof saved.model === 'string' && saved.model ? saved : undefined;
   } catch {
     return undefined;
   }
@@ -62,6 +62,8 @@ export function mountModelForm(host, chat, scripted) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const config = { baseUrl: field('baseUrl').value.trim(), model: field('model').value.trim(), apiKey: field('apiKey').value };
+    // The adapter refuses an empty URL or model (spaces alone pass the form's own check).
+    if (!config.baseUrl || !config.model) return void (status.textContent = 'Give the server URL and the model name.');
     // The key goes to storage only when the person asked for it.
     const stored = { baseUrl: config.baseUrl, model: config.model, ...(field('remember').checked && config.apiKey ? { apiKey: config.apiKey } : {}) };
     localStorage.setItem(STORAGE_KEY, JSON.stringify(stored));

@@ -13,14 +13,19 @@ interface Named {
 
 export const trimBase = (url: string): string => String(url).replace(/\/+$/, '');
 
-export const openAIIdentity = (o: Named & { baseUrl: string; model: string }) => ({
-  id: o.id ?? `openai-compatible:${trimBase(o.baseUrl)}:${o.model}`,
-  label: o.label ?? o.model,
-});
+/** A required option that is not a non-empty string is the programmer's mistake: thrown at once, by the lazy factories too. */
+const need = (factory: string, o: object | undefined, ...keys: string[]) => {
+  for (const k of keys)
+    if (typeof (o as Record<string, unknown> | undefined)?.[k] !== 'string' || !(o as Record<string, string>)[k]) throw new TypeError(`${factory}: ${k} must be a non-empty string.`);
+};
 
-export const anthropicIdentity = (o: Named & { model: string }) => ({ id: o.id ?? `anthropic:${o.model}`, label: o.label ?? o.model });
+export const openAIIdentity = (o: Named & { baseUrl: string; model: string }) => (
+  need('createOpenAICompatibleAdapter', o, 'baseUrl', 'model'), { id: o.id ?? `openai-compatible:${trimBase(o.baseUrl)}:${o.model}`, label: o.label ?? o.model }
+);
 
-export const cloudIdentity = (o: Named & { endpoint: string }) => ({ id: o.id ?? `cloud:${o.endpoint}`, label: o.label ?? 'Cloud' });
+export const anthropicIdentity = (o: Named & { model: string }) => (need('createAnthropicAdapter', o, 'model'), { id: o.id ?? `anthropic:${o.model}`, label: o.label ?? o.model });
+
+export const cloudIdentity = (o: Named & { endpoint: string }) => (need('createCloudAdapter', o, 'endpoint'), { id: o.id ?? `cloud:${o.endpoint}`, label: o.label ?? 'Cloud' });
 
 export const localIdentity = (o: Named) => ({ id: o.id ?? 'local', label: o.label ?? 'On this device' });
 

@@ -50,19 +50,19 @@ describe('lazy adapter factories (the chat CDN file)', () => {
   it('give the id and label the real factories give, whatever the options', () => {
     const named = { id: fc.option(fc.string(), { nil: undefined }), label: fc.option(fc.string(), { nil: undefined }) };
     fc.assert(
-      fc.property(fc.record({ baseUrl: fc.webUrl().map((u) => `${u}///`.slice(0, u.length + (u.length % 3))), model: fc.string(), ...named }), (o) => {
+      fc.property(fc.record({ baseUrl: fc.webUrl().map((u) => `${u}///`.slice(0, u.length + (u.length % 3))), model: fc.string({ minLength: 1 }), ...named }), (o) => {
         const [a, b] = [lazy.createOpenAICompatibleAdapter({ ...o, check: false }), real.createOpenAICompatibleAdapter({ ...o, check: false })];
         assert.deepEqual([a.id, a.label], [b.id, b.label]);
       }),
     );
     fc.assert(
-      fc.property(fc.record({ model: fc.string(), ...named }), (o) => {
+      fc.property(fc.record({ model: fc.string({ minLength: 1 }), ...named }), (o) => {
         const [a, b] = [lazy.createAnthropicAdapter({ ...o, check: false }), real.createAnthropicAdapter({ ...o, check: false })];
         assert.deepEqual([a.id, a.label], [b.id, b.label]);
       }),
     );
     fc.assert(
-      fc.property(fc.record({ endpoint: fc.string(), ...named }), (o) => {
+      fc.property(fc.record({ endpoint: fc.string({ minLength: 1 }), ...named }), (o) => {
         const [a, b] = [lazy.createCloudAdapter({ ...o, check: false }), real.createCloudAdapter({ ...o, check: false })];
         assert.deepEqual([a.id, a.label], [b.id, b.label]);
       }),
@@ -74,6 +74,28 @@ describe('lazy adapter factories (the chat CDN file)', () => {
       }),
     );
     assert.equal(lazy.BUILT_IN_MODEL_ID, real.BUILT_IN_MODEL_ID);
+  });
+
+  it('the HTTP adapters throw the real ones’ errors at once for a missing baseUrl, model or endpoint (a programmer’s mistake)', () => {
+    const cases: [string, unknown][] = [
+      ['createOpenAICompatibleAdapter', { model: 'm' }],
+      ['createOpenAICompatibleAdapter', { baseUrl: 'http://localhost:11434/v1' }],
+      ['createOpenAICompatibleAdapter', undefined],
+      ['createAnthropicAdapter', { apiKey: 'k' }],
+      ['createCloudAdapter', {}],
+      ['createCloudAdapter', { endpoint: '' }],
+    ];
+    for (const [name, options] of cases) {
+      let expected: unknown;
+      try {
+        (real as unknown as Record<string, (o: unknown) => unknown>)[name]!(options);
+      } catch (e) {
+        expected = e;
+      }
+      assert.ok(expected instanceof TypeError, `${name} ${JSON.stringify(options)}`);
+      assert.match((expected as Error).message, new RegExp(`^${name}: (baseUrl|model|endpoint) must be a non-empty string\\.$`));
+      assert.throws(() => (lazy as unknown as Record<string, (o: unknown) => unknown>)[name]!(options), { name: 'TypeError', message: (expected as Error).message });
+    }
   });
 
   it('createLocalAdapter throws the real one’s errors at once, before any code loads', () => {

@@ -344,6 +344,23 @@ describe('createChatHandler: provider errors never leak', () => {
   });
 });
 
+describe('createChatHandler: a programmer’s mistakes throw at once, in words', () => {
+  it('a provider without a known kind, a baseUrl (OpenAI-compatible) or a model, and agents that are neither a list of { id } nor a record', () => {
+    const agents = [{ id: 'a', instructions: 'x' }];
+    const cases: [unknown, RegExp][] = [
+      [{ agents }, /provider must be/],
+      [{ provider: { kind: 'openai', baseUrl: BASE, model: 'm' }, agents }, /provider must be/],
+      [{ provider: { kind: 'openai-compatible', model: 'm' }, agents }, /provider must be/],
+      [{ provider: { kind: 'anthropic' }, agents }, /provider must be/],
+      [{ provider: { kind: 'anthropic', model: 'm' } }, /agents must be/],
+      [{ provider: { kind: 'anthropic', model: 'm' }, agents: [{ instructions: 'no id' }] }, /agents must be/],
+      [undefined, /provider must be/],
+    ];
+    for (const [options, words] of cases) assert.throws(() => createChatHandler(options as never), { name: 'TypeError', message: words }, JSON.stringify(options));
+    assert.equal(typeof createChatHandler({ provider: { kind: 'anthropic', model: 'm' }, agents: { a: { instructions: 'x' } } }), 'function');
+  });
+});
+
 describe('toNodeListener: requests no Web Request can carry', () => {
   it('a Host header or target no URL parses answers 400 in JSON, and the listener never rejects (an unhandled rejection ends a Node process)', async () => {
     const { h, seen } = handler(() => eventStream(sse(F.text('ok'))));

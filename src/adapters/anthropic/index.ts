@@ -30,9 +30,10 @@ export interface AnthropicAdapterOptions extends OutputOptions, AnthropicBodyOpt
 export type AnthropicAdapter = CheckedAdapter;
 
 export function createAnthropicAdapter(o: AnthropicAdapterOptions): AnthropicAdapter {
+  const identity = anthropicIdentity(o);
   const base = trimBase(o.baseUrl ?? 'https://api.anthropic.com');
   const marker = dataMarker();
-  return httpAdapter(o, anthropicIdentity(o), {
+  return httpAdapter(o, identity, {
     who: `The Anthropic API at ${base}`,
     headers: () => ({
       'anthropic-version': o.version ?? '2023-06-01',

@@ -33,9 +33,10 @@ export interface OpenAICompatibleAdapterOptions extends OutputOptions {
 export type OpenAICompatibleAdapter = CheckedAdapter;
 
 export function createOpenAICompatibleAdapter(o: OpenAICompatibleAdapterOptions): OpenAICompatibleAdapter {
+  const identity = openAIIdentity(o);
   const base = trimBase(o.baseUrl);
   const marker = dataMarker();
-  return httpAdapter(o, openAIIdentity(o), {
+  return httpAdapter(o, identity, {
     who: `The model server at ${base}`,
     headers: () => ({ ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}), ...o.headers }),
     checkUrl: `${base}/models`,
