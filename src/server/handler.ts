@@ -327,7 +327,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const base = p.baseUrl.replace(/\/+$/, '');
     return openAIStep(
       `${base}/chat/completions`,
-      openAIBody(turns, tools, agent.instructions, { model, maxOutputTokens, parallelToolCalls: p.parallelToolCalls }),
+      openAIBody(turns, tools, agent.instructions, { model, maxOutputTokens, parallelToolCalls: p.parallelToolCalls, base }),
       post,
     );
   };

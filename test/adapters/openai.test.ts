@@ -51,6 +51,16 @@ describe('createOpenAICompatibleAdapter: streaming', () => {
     assert.equal('tools' in body, false, 'no empty tools array (servers reject it)');
   });
 
+  it("sends maxOutputTokens as max_completion_tokens to OpenAI's own API (its reasoning models refuse max_tokens), as max_tokens elsewhere", async () => {
+    for (const [baseUrl, field] of [['https://api.openai.com/v1', 'max_completion_tokens'], [`${server.url}/v1`, 'max_tokens']]) {
+      let sent: Record<string, unknown> = {};
+      const fetch = async (_u: unknown, init?: RequestInit) => ((sent = JSON.parse(String(init?.body))), new Response(sse(F.text('ok')), { headers: { 'content-type': 'text/event-stream' } }));
+      await runAdapter(createOpenAICompatibleAdapter({ baseUrl, model: 'gpt-5-mini', check: false, maxOutputTokens: 50, fetch }));
+      assert.equal(sent[field], 50, baseUrl);
+      assert.equal(Object.keys(sent).filter((k) => /max_.*tokens/.test(k)).length, 1);
+    }
+  });
+
   it('reassembles text whatever the network chunking: cuts mid-line and mid-UTF-8 character', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 64 }), fc.constantFrom(F.TEXT, '€𝄞\u00e9\n\n: not a comment', 'a'), async (size, t) => {

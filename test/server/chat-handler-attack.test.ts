@@ -344,6 +344,27 @@ describe('createChatHandler: provider errors never leak', () => {
   });
 });
 
+describe('createChatHandler: the output token limit, as each server takes it', () => {
+  it("OpenAI's own API (and Azure's) gets max_completion_tokens, which its reasoning models require (they refuse max_tokens); any other server max_tokens", async () => {
+    for (const [baseUrl, field] of [
+      ['https://api.openai.com/v1', 'max_completion_tokens'],
+      ['https://shop.openai.azure.com/openai/v1', 'max_completion_tokens'],
+      ['http://localhost:11434/v1', 'max_tokens'],
+      ['https://openai.example.com/v1', 'max_tokens'],
+    ] as const) {
+      let sent: Record<string, unknown> = {};
+      const h = createChatHandler({
+        provider: { kind: 'openai-compatible', baseUrl, model: 'gpt-5-mini', apiKey: SECRET, fetch: async (_u, init) => ((sent = JSON.parse(String(init?.body))), eventStream(sse(F.text('ok')))) },
+        agents: [{ id: 'shop', instructions: INSTRUCTIONS }],
+        limits: { maxOutputTokens: 321 },
+      });
+      await checkAnswer(await h(post(JSON.stringify(valid))));
+      assert.equal(sent[field], 321, baseUrl);
+      assert.equal(Object.keys(sent).filter((k) => /max_.*tokens/.test(k)).length, 1, baseUrl);
+    }
+  });
+});
+
 describe('createChatHandler: a programmer’s mistakes throw at once, in words', () => {
   it('a provider without a known kind, a baseUrl (OpenAI-compatible) or a model, and agents that are neither a list of { id } nor a record', () => {
     const agents = [{ id: 'a', instructions: 'x' }];

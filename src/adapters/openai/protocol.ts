@@ -26,7 +26,12 @@ export interface OpenAIBodyOptions {
   model: string;
   parallelToolCalls?: boolean;
   maxOutputTokens?: number;
+  /** The API root: OpenAI's own (and Azure's) take the limit as `max_completion_tokens`. */
+  base?: string;
 }
+
+/** OpenAI's reasoning models refuse `max_tokens`; other servers may not know `max_completion_tokens`. */
+const tokensField = (base = '') => (/^https:\/\/([^/]+\.)?openai\.(com|azure\.com)\//.test(`${base}/`) ? 'max_completion_tokens' : 'max_tokens');
 
 /** The Chat Completions request for the next step. */
 export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], instructions: string | undefined, o: OpenAIBodyOptions) {
@@ -57,7 +62,7 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
       ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } })) }
       : {}),
     ...(o.parallelToolCalls !== undefined && tools.length ? { parallel_tool_calls: o.parallelToolCalls } : {}),
-    ...(o.maxOutputTokens ? { max_tokens: o.maxOutputTokens } : {}),
+    ...(o.maxOutputTokens ? { [tokensField(o.base)]: o.maxOutputTokens } : {}),
   };
 }
 
