@@ -73,7 +73,7 @@ export function findBrowser() {
   return which('chromium') ?? which('google-chrome') ?? which('chromium-browser');
 }
 
-/** The oldest Chromium whose native WebMCP host the browser tests are written against (reference/webmcp-hosts.md). */
+/** The oldest Chromium whose native WebMCP host the browser tests are written against (README, below "The current draft's additions"). */
 export const MIN_CHROMIUM = 156;
 
 /** The browser's major version, from `--version` ("Chromium 156.0.8078.114 built on …"), or undefined. */

@@ -3,7 +3,7 @@
  * `toolactivated` / `toolcancel`) and what stopping means, against a real host: the same tests for
  * Chromium's native host (draft.test.ts) and the @mcp-b polyfill (draft.polyfill.test.ts). Each host's
  * measured behaviour is a parameter, so a test states what that host does and fails if it changes.
- * reference/webmcp-hosts.md section 7 lists the figures these tests pin down.
+ * The README ("The current draft's additions") lists what these tests pin down.
  */
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
