@@ -13,7 +13,7 @@ import { anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adap
 import { openAIBody, openAIStep } from '../adapters/openai/protocol.js';
 import { AdapterError } from '../adapters/shared/errors.js';
 import { dataMarker, toTurns } from '../adapters/shared/history.js';
-import { DEFAULT_MAX_STEPS, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
+import { stepLimit, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
 import type { Fetch, PostOptions } from '../adapters/shared/sse.js';
 import type { AgentErrorCode, AgentMessage, AgentStreamPart, ToolDescriptor, ToolOutput } from '../chat/types.js';
 import { compileScope } from '../core/scope.js';
@@ -376,7 +376,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       }
 
       const taken = stepsTaken(messages);
-      const maxSteps = Math.min(agent.maxSteps ?? DEFAULT_MAX_STEPS, limits.maxSteps ?? DEFAULT_MAX_STEPS);
+      const maxSteps = Math.min(stepLimit(agent.maxSteps), stepLimit(limits.maxSteps));
 
       const ids = usedIds(messages);
       const abort = new AbortController();

@@ -186,6 +186,22 @@ describe('createOpenAICompatibleAdapter: the tool loop', () => {
     assert.equal(server.received.length, 8);
   });
 
+  it("a maxSteps that is not a number (a string, NaN) falls back to the agent's, else 8, instead of meaning no limit", async () => {
+    const run = async (maxSteps: unknown, agentSteps?: unknown) => {
+      server.queue.length = 0;
+      server.received.length = 0;
+      for (let i = 0; i < 12; i++) server.queue.push(stream(F.oneCall('ping', '{}', `call_${i}`)));
+      const agent = agentSteps === undefined ? undefined : ({ id: 'a', instructions: '', maxSteps: agentSteps } as never);
+      const r = await runAdapter(adapter({ maxSteps: maxSteps as number }), { tools: [tool('ping')], agent });
+      assert.deepEqual(r.last, { type: 'finish', reason: 'max-steps' });
+      return server.received.length;
+    };
+    assert.equal(await run('ten', 3), 3);
+    assert.equal(await run(NaN), 8);
+    assert.equal(await run(undefined, NaN), 8);
+    assert.equal(await run(NaN, 'three'), 8);
+  });
+
   it('reads req.tools fresh on every step', async () => {
     server.queue.push(stream(F.oneCall('a', '{}')), stream(F.text('ok')));
     let n = 0;

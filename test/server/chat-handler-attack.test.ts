@@ -195,6 +195,23 @@ describe('createChatHandler: limits a page cannot talk its way around', () => {
     assert.equal(seen.length, 1);
   });
 
+  it("a maxSteps that is not a number, in the limits or an agent's, falls back to 8 instead of meaning no limit", async () => {
+    const call = (id: string) => ({ type: 'tool', id, name: 'search', state: 'done', input: {}, output: { content: [{ type: 'text', text: 'r' }] } });
+    // One assistant message of `n` steps: each call, then the next step's text.
+    const steps = (n: number) => ({ id: 'a1', role: 'assistant', parts: Array.from({ length: n }, (_, i) => [call(`t${i}`), { type: 'text', text: 'next' }]).flat().slice(0, -1) });
+    for (const [limit, agentSteps] of [['ten', undefined], [NaN, undefined], [undefined, 'ten'], [NaN, NaN]]) {
+      const { h, seen } = handler(() => eventStream(sse(F.text('more'))), {
+        limits: { maxSteps: limit as number, requestsPerMinute: 1000 },
+        agents: [{ id: 'shop', instructions: INSTRUCTIONS, maxSteps: agentSteps as number }],
+      });
+      const full = await checkAnswer(await h(post(JSON.stringify({ ...valid, messages: [user, steps(8)] }))));
+      assert.deepEqual(full.parts, [{ type: 'finish', reason: 'max-steps' }], String([limit, agentSteps]));
+      const last = await checkAnswer(await h(post(JSON.stringify({ ...valid, messages: [user, steps(7)] }))));
+      assert.equal(last.parts.at(-1)!.type, 'finish');
+      assert.equal(seen.length, 1);
+    }
+  });
+
   it('requests per client per minute → rate_limited with retry-after, per client', async () => {
     let t = 5_000_000;
     const { h, seen } = handler(() => eventStream(sse(F.text('ok'))), { limits: { requestsPerMinute: 3 }, now: () => t });

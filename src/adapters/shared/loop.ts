@@ -48,6 +48,13 @@ export interface StepInput {
 export type Step = (input: StepInput) => AsyncIterable<StepPart>;
 
 export const DEFAULT_MAX_STEPS = 8;
+
+/**
+ * The first of `limits` that is a number (NaN is not one), else the default, and never below 1: a
+ * mistyped limit (`'ten'`, NaN) falls back instead of meaning no limit.
+ */
+export const stepLimit = (...limits: unknown[]): number =>
+  Math.max(1, (limits.find((n) => typeof n === 'number' && n === n) as number | undefined) ?? DEFAULT_MAX_STEPS);
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
 export const NOT_EXECUTED = 'Error [cancelled] not executed: the run ended before this call ran.';
 /** Answer text for a call that failed without saying why. */
@@ -84,7 +91,7 @@ export function usedIds(messages: readonly AgentMessage[], into = new Set<string
 
 /** Runs the loop; `step` streams one model reply. Never throws: failures end as an `error` part. */
 export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: number): AsyncGenerator<AgentStreamPart> {
-  const limit = Math.max(1, maxSteps ?? req.agent?.maxSteps ?? DEFAULT_MAX_STEPS);
+  const limit = stepLimit(maxSteps, req.agent?.maxSteps);
   const messages = [...req.messages];
   const ids = usedIds(messages);
   const signal = req.signal;

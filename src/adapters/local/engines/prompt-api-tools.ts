@@ -11,7 +11,7 @@
  */
 import type { AgentRunRequest, AgentStreamPart, ToolDescriptor } from '../../../chat/types.js';
 import { toTurns, type Turn } from '../../shared/history.js';
-import { DEFAULT_MAX_STEPS, toolLoop, type Step, type StepPart } from '../../shared/loop.js';
+import { stepLimit, toolLoop, type Step, type StepPart } from '../../shared/loop.js';
 import { isObject } from '../grammar.js';
 import { answerText, toTurns as textTurns } from '../tool-format.js';
 import { formatStep } from '../steps.js';
@@ -109,7 +109,7 @@ export const declaredLoop: Loop = (lm, req, o, marker, f) =>
  * `maxSteps` are refused with words in the step after the last one, which lets the model answer.
  */
 export const executeLoop: Loop = (lm, req, o, marker, f) => {
-  const limit = Math.max(1, req.agent?.maxSteps ?? DEFAULT_MAX_STEPS);
+  const limit = stepLimit(req.agent?.maxSteps);
   const capped = `Error: this run reached its limit of ${limit} tool calls; answer with what you have.`;
   // The prompt's own signal, also aborted when the run ends before the prompt does.
   const stop = new AbortController();
