@@ -71,4 +71,30 @@ describe('local adapter: choosing a model', () => {
     for await (const p of adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) })) refused.push(p);
     assert.match((refused.at(-1) as { error: string }).error, /download it first/);
   });
+
+  it("a second caller's signal ends its own wait for a load under way, not the load: Stop during a run that waits for a warm-up ends the run", async () => {
+    const { e, release, answer } = engine();
+    const adapter = createLocalAdapter({ models, engine: e, id: `join-${Date.now()}` });
+    await adapter.selectModel('small');
+    // The page warms the model up (it is on the device: no click needed); the person sends meanwhile.
+    const warm = adapter.prepare(new AbortController().signal);
+    await until(() => adapter.status().state === 'loading');
+    const stop = new AbortController();
+    const parts: AgentStreamPart[] = [];
+    const run = (async () => {
+      for await (const p of adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: stop.signal, callTool: async () => ({ content: [] }) })) parts.push(p);
+    })();
+    await new Promise((r) => setImmediate(r));
+    stop.abort();
+    await run;
+    assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'aborted' });
+    // The warm-up goes on, and a prepare whose signal was aborted before it asked rejects at once.
+    assert.equal(adapter.status().state, 'loading');
+    await assert.rejects(adapter.prepare(stop.signal), { name: 'AbortError' });
+    release();
+    await warm;
+    assert.deepEqual(adapter.status(), { state: 'ready' });
+    answer();
+  });
 });
+

@@ -142,7 +142,11 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   function prepare(signal = new AbortController().signal): Promise<void> {
     if (session) return Promise.resolve();
     // One cancelled a moment ago is still putting its bytes away: this one starts once it is done.
-    if (preparing) return stopping!.aborted ? preparing.catch(() => {}).then(() => prepare(signal)) : preparing;
+    // One under way: this caller's signal ends its own wait (a run's Stop), not the other's load.
+    if (preparing)
+      return stopping!.aborted
+        ? preparing.catch(() => {}).then(() => prepare(signal))
+        : Promise.race([preparing, new Promise<never>((_, no) => (signal.throwIfAborted(), signal.addEventListener('abort', () => no(signal.reason))))]);
     stopping = signal;
     return (preparing = (async () => {
       await ensureChecked();
