@@ -28,12 +28,12 @@ export class IdempotencyEntry<R = unknown> {
   /** A finished entry that must stay for its TTL (its call changed something outside the page). */
   keep = false;
   /** Set once the call has finished. */
-  result: AgentInvocationResult | undefined = undefined;
+  result?: AgentInvocationResult;
   /** What callers that joined while it ran wait on, made by the first of them. */
-  joined: Promise<AgentInvocationResult> | undefined = undefined;
-  #resolve: ((result: AgentInvocationResult) => void) | undefined = undefined;
+  joined?: Promise<AgentInvocationResult>;
+  #resolve: ((result: AgentInvocationResult) => void) | undefined;
   /** What a replay reports in its audit event (the resolved registration). */
-  registration: R | undefined = undefined;
+  registration?: R;
 
   constructor(consumerId: string, invocationId: string, capabilityId: string, instanceId: string | undefined, input: JsonObject | undefined) {
     this.consumerId = consumerId;

@@ -60,36 +60,36 @@ const NONE = Symbol();
 /** One call's state, from request to result. Short-lived: the store keeps only its small entry. */
 class Invocation {
   invocationId = '';
-  consumer: AgentConsumer | undefined = undefined;
+  consumer?: AgentConsumer;
   capabilityId = '';
-  instanceId: string | undefined = undefined;
-  registrationId: string | undefined = undefined;
-  surfaceVersion: string | undefined = undefined;
-  confirmationId: string | undefined = undefined;
-  signal: AbortSignal | undefined = undefined;
+  instanceId?: string;
+  registrationId?: string;
+  surfaceVersion?: string;
+  confirmationId?: string;
+  signal?: AbortSignal;
   /** The request's input as given (`undefined` stands for `{}`). */
-  input: unknown = undefined;
+  input?: unknown;
   /** The input's deep-frozen JSON copy: what policies, validation, the confirmation and the handler see. */
-  args: JsonObject | undefined = undefined;
+  args?: JsonObject;
   /** Why the input cannot be used, reported at step 6. */
-  inputFailure: AgentInvocationResult | undefined = undefined;
-  reg: Registration | undefined = undefined;
+  inputFailure?: AgentInvocationResult;
+  reg?: Registration;
   /** This call's idempotency entry: removed again unless the call becomes terminal. */
-  entry: IdempotencyEntry<Registration> | undefined = undefined;
+  entry?: IdempotencyEntry<Registration>;
   /** The handler was called: the result is terminal and cached. */
   started = false;
   holdsSlot = false;
   policyConfirmation = false;
-  approval: ConfirmationRecord | undefined = undefined;
-  ctx: HandlerContext | undefined = undefined;
-  pending: Promise<void> | undefined = undefined;
-  value: unknown = undefined;
+  approval?: ConfirmationRecord;
+  ctx?: HandlerContext;
+  pending?: Promise<void>;
+  value?: unknown;
   /** What the handler threw (or its promise rejected with), `NONE` until then. */
   error: unknown = NONE;
-  abortCode: AbortCode | undefined = undefined;
+  abortCode?: AbortCode;
   /** What the audit event reports as `cause`: `NONE` until something failed with one. */
   cause: unknown = NONE;
-  replay: 'joined' | 'cached' | undefined = undefined;
+  replay?: 'joined' | 'cached';
   readonly t0: number;
 
   constructor(t0: number) {

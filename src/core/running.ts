@@ -38,7 +38,7 @@ export class RunningCalls {
   /** The registry's registrations (its live list), whose queues `stop()` drains on dispose. */
   readonly #registrations: readonly SerialSlot[];
   readonly #calls = new Set<RunningCall>();
-  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #armedFor = Infinity;
 
   constructor(registrations: readonly SerialSlot[]) {
