@@ -9,7 +9,7 @@ import type { ConfirmationBinding, ConfirmationLogic, ConfirmationStore, StoredC
 import { holdOpen } from './running.js';
 import { deepFreeze, randomId, remember, withInstance } from './util.js';
 import type { ConfirmationEvent, ConfirmationOutcome, ConfirmationStatus, JsonObject, PendingConfirmation } from './types.js';
-import { wireHash } from './wire-names.js';
+import { wireHash } from './hash.js';
 
 type Waiter = (outcome: ConfirmationOutcome) => void;
 

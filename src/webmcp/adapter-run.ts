@@ -20,7 +20,8 @@ import type {
   JsonSchema,
   ToolResult,
 } from '../core/types.js';
-import { WIRE_NAME_MAX_LENGTH, assignWireNames, encodeWireName, wireHash } from '../core/wire-names.js';
+import { wireHash } from '../core/hash.js';
+import { WIRE_NAME_MAX_LENGTH, assignWireNames, encodeWireName } from '../core/wire-names.js';
 import { DEFAULT_CONFIRMATION_TTL_MS } from './adapter-options.js';
 import { annotationsFor, type ContractHints } from './annotations.js';
 import { AgentWebMcpConflictEvent, AgentWebMcpExposedToRefusedEvent } from './events.js';
