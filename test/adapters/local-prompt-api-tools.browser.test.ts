@@ -7,7 +7,7 @@
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, type LanguageModelLike } from '../../src/adapters/local/index.js';
-import { probeTools } from '../../src/adapters/local/engines/prompt-api-session.js';
+import { probeTools } from '../../src/adapters/local/engines/prompt-api.js';
 import { createAgentToolset } from '../../src/core/toolset.js';
 import { createSessionState, sessionReducer, type SessionState } from '../../src/chat/session.js';
 import { runAdapter } from '../../src/chat/run.js';

@@ -19,7 +19,7 @@ describe('the Prompt API tools probe in Chromium', { timeout: 120_000 }, () => {
 
   before(async () => {
     const out = await build({
-      entryPoints: ['src/adapters/local/engines/prompt-api-session.ts'],
+      entryPoints: ['src/adapters/local/engines/prompt-api.ts'],
       bundle: true,
       format: 'iife',
       globalName: 'promptApi',
