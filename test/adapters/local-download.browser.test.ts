@@ -195,6 +195,29 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     expect(adapter.status().state).to.equal('error');
   });
 
+  it('a whole file llama.cpp cannot load on this device (a context too large for its memory): an error in words, kept, and the next click loads it again without a download', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    // Its size checks out: the download brought every byte; only the load fails.
+    const m: LocalModel = { ...tiny(), contextSize: 1 << 30 };
+    const adapter = track(make(cacheName, [m]));
+    await settled(adapter);
+    await adapter.prepare().catch(() => {});
+    const s = adapter.status() as { state: string; error: string };
+    expect(s.state).to.equal('error');
+    expect(s.error).to.match(/^The model could not be loaded: .*memory of this device.*try a smaller model or context\.$/);
+    expect(s.error).to.not.match(/download it again/);
+    expect(adapter.models()[0]!.cached).to.equal(true);
+    // After a reload: on the device, so a load, not a download card.
+    expect((await settled(track(make(cacheName, [m])))).state).to.equal('ready');
+    const seen = recordStatuses(adapter);
+    await adapter.prepare().catch(() => {});
+    expect(seen.some((x) => x.state === 'downloading')).to.equal(false);
+    expect(seen.some((x) => x.state === 'loading')).to.equal(true);
+    expect((await hits())['tiny.gguf']).to.equal(1);
+    expect(adapter.status().state).to.equal('error');
+  });
+
   it('a full disk is an error that says so', async () => {
     const cacheName = await freshCacheName();
     const adapter = track(make(cacheName));

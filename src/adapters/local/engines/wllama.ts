@@ -43,11 +43,16 @@ export async function loadWasm(
       warmup: false,
     });
     signal.throwIfAborted();
-    // wllama resolves even when llama.cpp refused the file; its load result says so. Such a file
-    // is not kept, so the next click downloads it again instead of loading it again.
+    // wllama resolves even when llama.cpp refused the model; its load result says so. A file whose
+    // size or sha256 checked out is whole, and llama.cpp also refuses one it has no memory for (a
+    // context too large for this device): it is kept, as a download would bring the same bytes.
+    // Another is not kept, so the next click downloads it again instead of loading it again.
     if ((wllama.getLoadedContextInfo() as { success?: boolean }).success === false) {
-      await (await openCache(options.cacheName)).delete(keyOf(model.url!));
-      throw new Error('llama.cpp refused the file (damaged or incomplete, or a kind of model it cannot run). Try again to download it again.');
+      const whole = model.sha256 || blob.size === model.bytes;
+      if (!whole) await (await openCache(options.cacheName)).delete(keyOf(model.url!));
+      throw new Error(
+        `llama.cpp refused the ${whole ? 'model (too large for the memory of this device, or a kind of model it cannot run): try a smaller model or context' : 'file (damaged or incomplete, or a kind of model it cannot run). Try again to download it again'}.`,
+      );
     }
   } catch (e) {
     exit();
