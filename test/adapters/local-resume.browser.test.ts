@@ -53,10 +53,13 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
     const kept = await store(cacheName).kept(m);
     expect(kept).to.be.within(total >> 2, total - 1);
     expect(await store(cacheName).has(m)).to.equal(false);
+    // The download card says what remains to download; the picker keeps the model's size.
+    expect(adapter.status()).to.deep.include({ state: 'needs-download', bytes: total - kept });
+    expect(adapter.models()[0]!.bytes).to.equal(total);
 
     // "Reload": a new adapter on the same storage still offers the download, and it continues.
     const again = track(make(cacheName, m));
-    expect(await settled(again)).to.deep.include({ state: 'needs-download', bytes: total });
+    expect(await settled(again)).to.deep.include({ state: 'needs-download', bytes: total - kept });
     expect(again.models()[0]!.cached).to.equal(false);
     const seen = recordStatuses(again);
     let prepared: Promise<void> | undefined;

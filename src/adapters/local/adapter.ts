@@ -136,7 +136,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     if (session || c.state === 'cached') return { state: 'ready' };
     if (c.state !== 'needs-download') return { ...c };
     const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote(gpu);
-    return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes } : {}), ...(note ? { note } : {}) };
+    // What the download brings: an unfinished one continues after the bytes it kept.
+    return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes - (c.kept ?? 0) } : {}), ...(note ? { note } : {}) };
   }
 
   function prepare(signal = new AbortController().signal): Promise<void> {
