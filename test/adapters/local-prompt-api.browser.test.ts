@@ -87,6 +87,19 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
     expect(none.models()).to.deep.equal([]);
   });
 
+  it('unavailable at first (a full disk, the browser\'s model service still starting): asked again, and offered once availability() says more', async () => {
+    const lm = new LanguageModelDouble('unavailable');
+    const adapter = createLocalAdapter({ models: [], languageModel: lm });
+    expect((await settled(adapter)).state).to.equal('unavailable');
+    expect(adapter.models()).to.deep.equal([]);
+    const asked = lm.availabilityCalls.length;
+    lm.availabilityValue = 'downloadable';
+    await waitUntil(() => adapter.status().state === 'needs-download', 'the built-in model never came back', { timeout: 15000 });
+    expect(lm.availabilityCalls.length).to.be.greaterThan(asked);
+    expect(adapter.models()).to.have.length(1);
+    expect(adapter.models()[0]).to.deep.include({ id: BUILT_IN_MODEL_ID, cached: false, recommended: true, selected: true });
+  });
+
   it('downloading elsewhere (another page started it, or this one before a reload): ready once the browser has it, with no click; a click meanwhile follows its progress', async () => {
     // No event says when the browser's own download ends: the adapter asks again.
     const lm = new LanguageModelDouble('downloading');

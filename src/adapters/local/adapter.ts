@@ -96,28 +96,37 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     }
   }
 
+  const choose = () => {
+    const ok = runnable();
+    const remembered = remember();
+    // The adapter's default (what models() calls recommended): the first the page recommends,
+    // else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
+    fallback = ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
+    selected ??= ok.find((e) => e.model.id === remembered) ?? fallback;
+  };
+
   // A download the browser runs on its own (Chrome's model, started by another page or before a
-  // reload) ends with no event: its availability is asked again while it lasts.
-  const follow = (entry: Entry) =>
+  // reload) ends with no event: its availability is asked again every 2 s while it lasts. Chrome's
+  // model can also turn available after "unavailable" (disk space freed, the browser's model service
+  // ready after its start-up): asked again at doubling intervals, up to a minute.
+  const follow = (entry: Entry, wait = 2000) =>
     setTimeout(async () => {
-      if (entry.check!.state != 'downloading') return;
+      const state = entry.check!.state;
+      const gone = state == 'unavailable' && entry.kind == 'prompt-api';
+      if (state != 'downloading' && !gone) return;
       if (phase == 'idle') {
         entry.check = await check(entry);
+        choose();
         set(phase, progress);
       }
-      follow(entry);
-    }, 2000);
+      follow(entry, gone ? Math.min(2 * wait, 6e4) : 2000);
+    }, wait);
 
   const ensureChecked = (): Promise<void> =>
     (checked ??= (async () => {
       gpu = entries.some((e) => e.kind != 'prompt-api') && (await hasWebGPU());
       await Promise.all(entries.map(async (e) => (e.check = await check(e), follow(e))));
-      const ok = runnable();
-      const remembered = remember();
-      // The adapter's default (what models() calls recommended): the first the page recommends,
-      // else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
-      fallback = ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
-      selected ??= ok.find((e) => e.model.id === remembered) ?? fallback;
+      choose();
       checking = false;
       set(phase, progress);
     })());
