@@ -8,9 +8,9 @@
 import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
-import { AdapterError, cutOff, line } from './shared/errors.js';
+import { AdapterError } from './shared/errors.js';
 import type { StepPart } from './shared/loop.js';
-import { json, postEvents, type Fetch } from './shared/sse.js';
+import { cutOff, json, line, postEvents, type Fetch } from './shared/sse.js';
 
 export interface CloudAdapterOptions {
   /** The app's chat route, for example `/api/chat`. */

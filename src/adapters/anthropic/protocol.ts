@@ -6,10 +6,9 @@
  * the tool calls they came with, as the API requires.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
-import { cutOff, networkError, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, type StepPart } from '../shared/loop.js';
-import { json, postEvents, type PostOptions } from '../shared/sse.js';
+import { cutOff, json, networkError, postEvents, streamError, type PostOptions } from '../shared/sse.js';
 
 export type AnthropicBlock =
   | { type: 'text'; text: string }
@@ -80,11 +79,10 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
     max_tokens: o.maxOutputTokens ?? 4096,
     stream: true as const,
     messages,
-    ...(instructions ? { system: instructions } : {}),
-    ...(tools.length
-      ? { tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: { ...t.inputSchema, type: 'object' as const } })) }
-      : {}),
-    ...(o.thinking ? { thinking: o.thinking } : {}),
+    // Fields left undefined are left out of the JSON.
+    system: instructions || undefined,
+    tools: tools.length ? tools.map((t) => ({ name: t.name, description: t.description, input_schema: { ...t.inputSchema, type: 'object' as const } })) : undefined,
+    thinking: o.thinking,
   };
 }
 

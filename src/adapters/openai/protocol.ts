@@ -4,10 +4,9 @@
  * server. The server differences this absorbs are listed in the README.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
-import { cutOff, networkError, streamError } from '../shared/errors.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, type StepPart } from '../shared/loop.js';
-import { json, postEvents, type PostOptions } from '../shared/sse.js';
+import { cutOff, json, networkError, postEvents, streamError, type PostOptions } from '../shared/sse.js';
 
 export interface OpenAIAssistantMessage {
   role: 'assistant';
@@ -58,10 +57,9 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
     model: o.model,
     messages,
     stream: true as const,
-    ...(tools.length
-      ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } })) }
-      : {}),
-    ...(o.parallelToolCalls !== undefined && tools.length ? { parallel_tool_calls: o.parallelToolCalls } : {}),
+    // Fields left undefined are left out of the JSON.
+    tools: tools.length ? tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } })) : undefined,
+    parallel_tool_calls: tools.length ? o.parallelToolCalls : undefined,
     ...(o.maxOutputTokens ? { [tokensField(o.base)]: o.maxOutputTokens } : {}),
   };
 }

@@ -1,9 +1,12 @@
 /**
- * Requests with a deadline and server-sent event streams, shared by every adapter. Events are
- * parsed by `eventsource-parser`.
+ * Requests with a deadline and server-sent event streams, shared by the HTTP adapters and the chat
+ * server, and their failures as AdapterErrors: everything a provider or a network can do wrong ends
+ * with a seed code and words a person can read; nothing here rethrows a raw provider body. Events
+ * are parsed by `eventsource-parser`.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { cutOff, httpError, networkError, toAdapterError } from './errors.js';
+import type { AgentErrorCode } from '../../chat/types.js';
+import { AdapterError } from './errors.js';
 
 export type Fetch = typeof fetch;
 
@@ -44,11 +47,12 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
     arm();
-    const init: RequestInit =
+    const res = await (o.fetch ?? fetch)(
+      url,
       body === undefined
-        ? { headers: o.headers }
-        : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body) };
-    const res = await (o.fetch ?? fetch)(url, { ...init, signal }).catch(fail);
+        ? { headers: o.headers, signal }
+        : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
+    ).catch(fail);
     if (!res.ok) throw await httpError(res, o.who, o.quiet);
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
     if (/html/.test(res.headers.get('content-type') ?? '')) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
@@ -82,4 +86,73 @@ export function json(e: EventSourceMessage, who: string): unknown {
   } catch {
     throw networkError(`${who} sent a stream event that is not JSON`);
   }
+}
+
+/** A network failure (the code of everything that is not the request's own fault). */
+export const networkError = (message: string) => new AdapterError('network', message);
+
+/** Untrusted text (a server's words) as one short line. */
+export const line = (text: string) => {
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+};
+
+/** `who` inside a sentence. */
+const the = (who: string) => who.replace(/^The /, 'the ');
+
+/**
+ * An HTTP error response as an AdapterError, with the server's own message when it gave one (its
+ * body is untrusted and may be HTML or huge). `quiet` leaves that message out: the chat server
+ * uses it so a provider's words, which may quote a key, never reach the browser.
+ */
+export async function httpError(res: Response, who: string, quiet?: boolean): Promise<AdapterError> {
+  const status = res.status;
+  // `retry-after` is a number of seconds or an HTTP date.
+  const after = res.headers.get('retry-after') ?? '';
+  const s = /^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000;
+  const wait = s > 0 ? Math.ceil(s) : s <= 0 ? 0 : undefined;
+  const body = quiet ? '' : await res.text().catch(() => '');
+  let said: unknown = body;
+  try {
+    // `{ error: { message } }`, `{ error: "…" }`, `{ detail: "…" }` or a JSON string.
+    said = JSON.parse(body);
+    said = (said as { error?: unknown }).error ?? said;
+    said = (said as { message?: unknown }).message ?? (said as { detail?: unknown }).detail ?? said;
+  } catch {
+    // Not JSON: the text itself, unless it looks like an HTML error page.
+    if (/^\s*</.test(body)) said = '';
+  }
+  said = typeof said === 'string' && line(said);
+  const [code, what, then = ''] =
+    status === 429
+      ? ['rate_limited', 'is rate limiting requests', wait === undefined ? '' : `; try again in ${wait} s`]
+      : status > 499 || status === 408
+        ? ['network', 'failed']
+        : status === 401 || status === 403
+          ? ['bad_request', 'refused the credentials', '; check the API key']
+          : ['bad_request', 'rejected the request'];
+  return new AdapterError(code as AgentErrorCode, `${who} ${what} (HTTP ${status})${then}${said ? `: ${said}` : '.'}`, wait);
+}
+
+/** Whatever was thrown, as an AdapterError (a fetch `TypeError` is a network failure). */
+export function toAdapterError(e: unknown, who: string): AdapterError {
+  if (e instanceof AdapterError) return e;
+  // Node's fetch TypeError says only "fetch failed"; its cause names the socket error (ECONNREFUSED).
+  const cause = (e as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  const detail = cause?.code ?? cause?.message;
+  const why = e instanceof Error && e.message ? `: ${e.message}${typeof detail === 'string' ? ` (${detail})` : ''}` : '';
+  return networkError(`Could not reach ${the(who)}${why}`);
+}
+
+/** A stream that ended without its end-of-reply event. */
+export const cutOff = (who: string) => networkError(`The connection to ${the(who)} closed before the reply finished`);
+
+/** An error event inside a stream (`{ error: { type, message } }`), by the kind it names. */
+export function streamError(error: unknown, who: string): AdapterError {
+  const e = (error ?? {}) as { type?: unknown; code?: unknown; message?: unknown };
+  const kind = `${e.type} ${e.code}`;
+  return new AdapterError(
+    /rate_limit/.test(kind) ? 'rate_limited' : /invalid|auth|permission|not_found|context|exceed/.test(kind) ? 'bad_request' : 'network',
+    `${who} reported an error: ${typeof e.message === 'string' ? line(e.message) : 'no details'}`,
+  );
 }
