@@ -41,10 +41,6 @@ const KEPT_EFFECTS: ReadonlySet<string> = new Set(['server-mutation', 'external-
 /** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
 const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'external-side-effect']);
 
-function now(): number {
-  return Date.now();
-}
-const perf: { now(): number } = typeof performance !== 'undefined' ? performance : { now: Date.now };
 
 /**
  * The registry's calls in progress. Only the pipeline creates them, so what the registry holds
@@ -218,14 +214,14 @@ function quote(value: string): string {
 // The pipeline
 
 export async function runInvocation(core: RegistryCore, request: unknown): Promise<AgentInvocationResult> {
-  const inv = new Invocation(perf.now());
+  const inv = new Invocation(performance.now());
   let result: AgentInvocationResult | undefined;
   try {
     result = readRequest(core, inv, request);
     if (result === undefined) {
       snapshotInput(core, inv);
       // 1. Idempotency
-      const t = now();
+      const t = Date.now();
       // Built on the first call: the store comes with this module.
       const store = (core.idempotency ??= new IdempotencyStore(core.limits.idempotencyEntries, core.limits.idempotencyTtlMs));
       const previous = store.get(inv.consumer!.id, inv.invocationId, t);
@@ -322,7 +318,7 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
   if (entry !== undefined) {
     // Only a call whose handler ran is terminal; anything refused before may be retried as is.
     if (!inv.started) core.idempotency!.remove(entry);
-    else core.idempotency!.finished(entry, now());
+    else core.idempotency!.finished(entry, Date.now());
     entry.registration = inv.reg;
     entry.settle(result);
   }
@@ -336,7 +332,7 @@ function finish(core: RegistryCore, inv: Invocation, result: AgentInvocationResu
       ...(inv.reg !== undefined ? { registrationId: inv.reg.id } : {}),
       invocationId: inv.invocationId,
       outcome: result.ok ? 'OK' : result.error.code,
-      durationMs: perf.now() - inv.t0,
+      durationMs: performance.now() - inv.t0,
       ...(inv.cause !== NONE ? { cause: inv.cause } : {}),
       ...(inv.replay !== undefined ? { replay: inv.replay } : {}),
     };
@@ -648,7 +644,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   if (!reg.active) return unmounted(core, inv);
   const signal = inv.signal;
   if (signal !== undefined && signal.aborted) return cancelled(core, inv);
-  if (!core.idempotency!.hold(inv.entry!, KEPT_EFFECTS.has(reg.info.contract.effect), now())) {
+  if (!core.idempotency!.hold(inv.entry!, KEPT_EFFECTS.has(reg.info.contract.effect), Date.now())) {
     const idempotencyEntries = core.limits.idempotencyEntries;
     return failure(
       core,
@@ -677,7 +673,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
     inv.value = value;
     return undefined;
   }
-  const execution = new Execution(core, inv, now() + reg.info.contract.timeoutMs);
+  const execution = new Execution(core, inv, Date.now() + reg.info.contract.timeoutMs);
   runningCalls(core).add(execution);
   if (signal !== undefined) signal.addEventListener('abort', execution);
   if (!reg.active) execution.abort('COMPONENT_UNMOUNTED');

@@ -25,8 +25,6 @@ export interface RunningCall {
   abort(code: AbortCode): void;
 }
 
-const now = (): number => Date.now();
-
 /**
  * The calls whose handler returned a pending promise, in a set, with one timer for all their
  * timeouts armed for the earliest deadline. A call that settles in time costs a set insert and
@@ -75,13 +73,13 @@ export class RunningCalls {
     clearTimeout(this.#timer);
     this.#armedFor = deadline;
     // Armed only while calls run (from add, or for calls left after firing): the timer stays ref'd.
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - now()));
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - Date.now()));
   }
 
   #fire(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    const t = now();
+    const t = Date.now();
     let next = Infinity;
     for (const e of [...this.#calls]) {
       // Timers may fire a millisecond early on some engines.
