@@ -69,7 +69,7 @@ export const MODEL_VISIBLE_FIELDS = Object.freeze([
   'untrustedOutput',
 ] as const);
 
-const CONTRACT_KEYS = new Set<string>([...MODEL_VISIBLE_FIELDS, 'concurrency', 'timeoutMs']);
+const CONTRACT_KEYS: readonly string[] = [...MODEL_VISIBLE_FIELDS, 'concurrency', 'timeoutMs'];
 
 export interface ContractProblem {
   /** The contract field at fault (`""` for the contract as a whole). */
@@ -143,8 +143,8 @@ function inspectContract(contract: unknown, normalize = true): Inspection {
   };
 
   for (const key of Object.keys(c)) {
-    if (!CONTRACT_KEYS.has(key))
-      bad(key, `unknown field "${key}" (a contract has ${[...CONTRACT_KEYS].join(', ')})`, false);
+    if (!CONTRACT_KEYS.includes(key))
+      bad(key, `unknown field "${key}" (a contract has ${CONTRACT_KEYS.join(', ')})`, false);
   }
 
   const parsed = parseCapabilityId(c.id);

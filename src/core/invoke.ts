@@ -37,9 +37,9 @@ const MAX_ID_LENGTH = 512;
 const MAX_LISTED_INSTANCES = 50;
 
 /** Effects whose finished calls keep their idempotency slot for the whole TTL (step 1). */
-const KEPT_EFFECTS: ReadonlySet<string> = new Set(['server-mutation', 'external-side-effect', 'destructive']);
+const KEPT_EFFECTS: readonly string[] = ['server-mutation', 'external-side-effect', 'destructive'];
 /** Effects that may only run against a surface the agent has actually seen (step 3, fail closed). */
-const VERSION_REQUIRED_EFFECTS: ReadonlySet<string> = new Set(['destructive', 'external-side-effect']);
+const VERSION_REQUIRED_EFFECTS: readonly string[] = ['destructive', 'external-side-effect'];
 
 
 /**
@@ -460,7 +460,7 @@ function resolve(core: RegistryCore, inv: Invocation): AgentInvocationResult | u
     if (seen < reg.changedAt || seen > core.counter) {
       return stale(core, inv, `"${inv.capabilityId}" changed after surfaceVersion ${quote(inv.surfaceVersion)}`);
     }
-  } else if (VERSION_REQUIRED_EFFECTS.has(info.contract.effect)) {
+  } else if (VERSION_REQUIRED_EFFECTS.includes(info.contract.effect)) {
     return stale(
       core,
       inv,
@@ -644,7 +644,7 @@ function start(core: RegistryCore, inv: Invocation): AgentInvocationResult | und
   if (!reg.active) return unmounted(core, inv);
   const signal = inv.signal;
   if (signal !== undefined && signal.aborted) return cancelled(core, inv);
-  if (!core.idempotency!.hold(inv.entry!, KEPT_EFFECTS.has(reg.info.contract.effect), Date.now())) {
+  if (!core.idempotency!.hold(inv.entry!, KEPT_EFFECTS.includes(reg.info.contract.effect), Date.now())) {
     const idempotencyEntries = core.limits.idempotencyEntries;
     return failure(
       core,
