@@ -355,8 +355,8 @@ export function createAgentToolset(
       description: describeCapability(d),
       // Providers require an object schema; contracts guarantee one, this guards hand-made descriptors.
       inputSchema: d.inputSchema?.type === 'object' ? d.inputSchema : { ...d.inputSchema, type: 'object' },
-      // Registry descriptors are frozen: share their state object instead of copying it.
-      state: Object.isFrozen(d.state) ? d.state : Object.freeze({ ...d.state }),
+      // A registry's descriptors and their states are frozen: the tool shares the state object.
+      state: d.state,
       execute: directExecute(calls, entry, name),
     });
   };
