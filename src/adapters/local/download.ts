@@ -8,8 +8,8 @@
  * new body. The whole file is checked against the expected size, and against `sha256` when the
  * model gives one, before the model's record says it is on this device.
  */
-import { keptBytes, keyOf, openCache, partKey, partsOf, readRecord, resumable, type StoredFile } from './store-file.js';
-import type { LocalModel } from './types.js';
+import { keptBytes, keyOf, openCache, partKey, partsOf, resumable, type StoredFile } from './store-file.js';
+import type { LocalModel, ModelStore } from './types.js';
 import { why } from './words.js';
 
 /** A model file could not be downloaded or stored; the message says why in words. */
@@ -26,143 +26,142 @@ async function clear(bytes: Cache, key: string): Promise<void> {
   await Promise.all((await bytes.keys()).filter((r) => r.url === key || r.url.startsWith(prefix)).map((r) => bytes.delete(r)));
 }
 
-export async function download(cacheName: string, model: LocalModel, fetcher: typeof fetch, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
+export async function download(options: { cacheName: string; fetch?: typeof fetch }, model: LocalModel, store: ModelStore, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
   if (typeof caches === 'undefined') throw new StoreError('This page cannot store models (Cache Storage needs a secure context).');
   const key = keyOf(model.url!);
+  const fetcher = options.fetch ?? fetch;
+  const get = async (headers: Record<string, string>): Promise<Response> => {
+    try {
+      return await fetcher(key, { signal, cache: 'no-store', headers });
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      throw new StoreError(`The model could not be downloaded (${why(e, 'network error')}).`);
+    }
+  };
   const locks = globalThis.navigator?.locks;
-  const run = () => fill(cacheName, key, model, fetcher, signal, progress);
   // One download of a file at a time in this origin (two tabs, two adapters): another waits for it,
   // then finds the file whole. Both would write the same parts.
-  return locks ? locks.request(`agent-surface-model ${key}`, { signal }, run) : run();
-}
+  return locks ? locks.request(`agent-surface-model ${key}`, { signal }, fill) : fill();
 
-async function fill(cacheName: string, key: string, model: LocalModel, fetcher: typeof fetch, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
-  const main = await openCache(cacheName);
-  const bytes = await openCache(cacheName, true);
-  if (await partsOf(bytes, key, await readRecord(main, key))) return progress(1);
-  // Whatever the model's record said, it is being replaced: until this ends it is not on the device.
-  await main.delete(key);
-  let file = await resumable(bytes, key, model);
-  let kept = keptBytes(file);
-  // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
-  if (!(file?.bytes && kept === file.bytes)) {
-    await checkQuota(model.bytes && model.bytes - kept);
-    let total: number | undefined;
-    // A cross-origin server whose CORS refuses If-Range fails the request itself: then the whole
-    // file is asked for (the kept bytes go only once that gets an answer).
-    const first = kept
-      ? await get(fetcher, key, signal, { range: `bytes=${kept}-`, 'if-range': file!.validator! }).catch((e: unknown) => {
-          if (signal.aborted) throw e;
-        })
-      : undefined;
-    const range = first?.status === 206 && RANGE.exec(first.headers.get('content-range') ?? '');
-    let response = first as Response;
-    if (range && Number(range[1]) === kept) {
-      if (range[2] !== '*') total = Number(range[2]);
-    } else {
-      // Not the rest of the same file. A whole body (the server ignores ranges, or the file changed
-      // since) is a new start; anything else (416, a part not asked for) is asked for again whole.
-      kept = 0;
-      file = undefined;
-      if (first?.status !== 200) {
-        await first?.body?.cancel().catch(() => {});
-        response = await get(fetcher, key, signal, {});
-      }
-      await clear(bytes, key);
-    }
-    if (!response.ok || !response.body) {
-      throw new StoreError(`The model could not be downloaded: the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
-    }
-    const h = response.headers;
-    const length = Number(h.get('content-length'));
-    if (!kept && length > 0 && !h.get('content-encoding')) total = length;
-    if (model.bytes && total && total !== model.bytes) {
-      await response.body.cancel().catch(() => {});
-      await clear(bytes, key);
-      throw new StoreError(`The model file on the server is ${total} bytes, not the ${model.bytes} expected.`);
-    }
-    const expected = model.bytes ?? total;
-    await checkQuota(expected && expected - kept);
-    // If-Range needs a strong validator: a weak ETag would make every continuation a restart.
-    const etag = h.get('etag');
-    const validator = (etag && !etag.startsWith('W/') ? etag : h.get('last-modified')) || file?.validator;
-    const record: StoredFile = (file = { v: 1, bytes: expected || undefined, parts: file?.parts ?? [], validator: validator || undefined });
-    let received = kept;
-    // The file's first bytes, until they show it is a GGUF model (its magic) or not.
-    let head: string | undefined = kept ? undefined : '';
-    let chunks: Uint8Array[] = [];
-    let buffered = 0;
-    const flush = async () => {
-      if (!buffered) return;
-      await bytes.put(partKey(key, record.parts.length), new Response(new Blob(chunks as BlobPart[])));
-      record.parts.push(buffered);
-      chunks = [];
-      buffered = 0;
-      await bytes.put(key, new Response(JSON.stringify(record)));
-    };
-    progress(expected ? received / expected : 0);
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (head !== undefined && !done) head += String.fromCharCode(...value.subarray(0, 16));
-        if (head !== undefined && (done || head.length > 15)) {
-          // An app server's fallback page, a login page or an error page with a 200.
-          if (!head.startsWith('GGUF')) throw new StoreError(`The file at ${model.url} is not a GGUF model file (it starts with "${head.slice(0, 16).replace(/[^ -~]/g, '.')}"): check the model's url.`);
-          head = undefined;
+  async function fill(): Promise<void> {
+    if (await store.has(model)) return progress(1);
+    const main = await openCache(options.cacheName);
+    const bytes = await openCache(options.cacheName, true);
+    // Whatever the model's record said, it is being replaced: until this ends it is not on the device.
+    await main.delete(key);
+    let file = await resumable(bytes, key, model);
+    let kept = keptBytes(file);
+    // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
+    if (!(file?.bytes && kept === file.bytes)) {
+      await checkQuota(model.bytes && model.bytes - kept);
+      let total: number | undefined;
+      // A cross-origin server whose CORS refuses If-Range fails the request itself: then the whole
+      // file is asked for (the kept bytes go only once that gets an answer).
+      const first = kept
+        ? await get({ range: `bytes=${kept}-`, 'if-range': file!.validator! }).catch((e: unknown) => {
+            if (signal.aborted) throw e;
+          })
+        : undefined;
+      const range = first?.status === 206 && RANGE.exec(first.headers.get('content-range') ?? '');
+      let response = first as Response;
+      if (range && Number(range[1]) === kept) {
+        if (range[2] !== '*') total = Number(range[2]);
+      } else {
+        // Not the rest of the same file. A whole body (the server ignores ranges, or the file changed
+        // since) is a new start; anything else (416, a part not asked for) is asked for again whole.
+        kept = 0;
+        file = undefined;
+        if (first?.status !== 200) {
+          await first?.body?.cancel().catch(() => {});
+          response = await get({});
         }
-        if (done) break;
-        received += value.byteLength;
-        if (expected && received > expected) throw new StoreError(`The model file is longer than the ${expected} bytes expected.`);
-        chunks.push(value);
-        buffered += value.byteLength;
-        progress(expected ? received / expected : 0);
-        if (buffered >= PART) await flush();
+        await clear(bytes, key);
       }
-      await flush();
-    } catch (e) {
-      void reader.cancel().catch(() => {});
-      // Keep what arrived, so the next download continues after it (only a file the server can name
-      // again). Not on a full disk: the bytes that fitted would keep the page's storage full.
-      const full = (e as DOMException)?.name === 'QuotaExceededError';
-      if (e instanceof StoreError || !validator || full) await clear(bytes, key);
-      else await flush().catch(() => {});
-      if (signal.aborted) throw signal.reason;
-      if (e instanceof StoreError) throw e;
-      if (full) throw quotaError(expected);
-      const at = expected ? `${MB(received)} of ${MB(expected)}` : MB(received);
-      throw new StoreError(
-        `The download stopped at ${at} (${why(e, 'network error')}). ${validator ? 'Try again to continue from there.' : 'Try again.'}`,
-      );
+      if (!response.ok || !response.body) {
+        throw new StoreError(`The model could not be downloaded: the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
+      }
+      const h = response.headers;
+      const length = Number(h.get('content-length'));
+      if (!kept && length > 0 && !h.get('content-encoding')) total = length;
+      if (model.bytes && total && total !== model.bytes) {
+        await response.body.cancel().catch(() => {});
+        await clear(bytes, key);
+        throw new StoreError(`The model file on the server is ${total} bytes, not the ${model.bytes} expected.`);
+      }
+      const expected = model.bytes ?? total;
+      await checkQuota(expected && expected - kept);
+      // If-Range needs a strong validator: a weak ETag would make every continuation a restart.
+      const etag = h.get('etag');
+      const validator = (etag && !etag.startsWith('W/') ? etag : h.get('last-modified')) || file?.validator;
+      const record: StoredFile = (file = { v: 1, bytes: expected || undefined, parts: file?.parts ?? [], validator: validator || undefined });
+      let received = kept;
+      // The file's first bytes, until they show it is a GGUF model (its magic) or not.
+      let head: string | undefined = kept ? undefined : '';
+      let chunks: Uint8Array[] = [];
+      let buffered = 0;
+      const flush = async () => {
+        if (!buffered) return;
+        await bytes.put(partKey(key, record.parts.length), new Response(new Blob(chunks as BlobPart[])));
+        record.parts.push(buffered);
+        chunks = [];
+        buffered = 0;
+        await bytes.put(key, new Response(JSON.stringify(record)));
+      };
+      progress(expected ? received / expected : 0);
+      const reader = response.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (head !== undefined && !done) head += String.fromCharCode(...value.subarray(0, 16));
+          if (head !== undefined && (done || head.length > 15)) {
+            // An app server's fallback page, a login page or an error page with a 200.
+            if (!head.startsWith('GGUF')) throw new StoreError(`The file at ${model.url} is not a GGUF model file (it starts with "${head.slice(0, 16).replace(/[^ -~]/g, '.')}"): check the model's url.`);
+            head = undefined;
+          }
+          if (done) break;
+          received += value.byteLength;
+          if (expected && received > expected) throw new StoreError(`The model file is longer than the ${expected} bytes expected.`);
+          chunks.push(value);
+          buffered += value.byteLength;
+          progress(expected ? received / expected : 0);
+          if (buffered >= PART) await flush();
+        }
+        await flush();
+      } catch (e) {
+        void reader.cancel().catch(() => {});
+        // Keep what arrived, so the next download continues after it (only a file the server can name
+        // again). Not on a full disk: the bytes that fitted would keep the page's storage full.
+        const full = (e as DOMException)?.name === 'QuotaExceededError';
+        if (e instanceof StoreError || !validator || full) await clear(bytes, key);
+        else await flush().catch(() => {});
+        if (signal.aborted) throw signal.reason;
+        if (e instanceof StoreError) throw e;
+        if (full) throw quotaError(expected);
+        const at = expected ? `${MB(received)} of ${MB(expected)}` : MB(received);
+        throw new StoreError(
+          `The download stopped at ${at} (${why(e, 'network error')}). ${validator ? 'Try again to continue from there.' : 'Try again.'}`,
+        );
+      }
+      if (expected && received !== expected) {
+        await clear(bytes, key);
+        throw new StoreError(`The download stopped at ${received} of ${expected} bytes: the file is incomplete.`);
+      }
+      if (!expected) record.bytes = received;
     }
-    if (expected && received !== expected) {
-      await clear(bytes, key);
-      throw new StoreError(`The download stopped at ${received} of ${expected} bytes: the file is incomplete.`);
+    if (model.sha256) {
+      // WebCrypto hashes off the main thread, from the file read into memory once.
+      const parts = await Promise.all((await partsOf(bytes, key, file))!.map((p) => p.blob()));
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer()));
+      signal.throwIfAborted();
+      if (Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('') !== model.sha256.toLowerCase()) {
+        await clear(bytes, key);
+        throw new StoreError(`The downloaded file does not match the model's sha256 (${model.sha256.slice(0, 12)}…): it changed on the server or was damaged on the way. Try again.`);
+      }
     }
-    if (!expected) record.bytes = received;
-  }
-  if (model.sha256) {
-    // WebCrypto hashes off the main thread, from the file read into memory once.
-    const parts = await Promise.all((await partsOf(bytes, key, file))!.map((p) => p.blob()));
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer()));
-    signal.throwIfAborted();
-    if (Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('') !== model.sha256.toLowerCase()) {
-      await clear(bytes, key);
-      throw new StoreError(`The downloaded file does not match the model's sha256 (${model.sha256.slice(0, 12)}…): it changed on the server or was damaged on the way. Try again.`);
-    }
-  }
-  // The model's record is written last: only now is the model on this device. The parts stay, named by it.
-  await main.put(key, new Response(JSON.stringify(file)));
-  await bytes.delete(key);
-  progress(1);
-}
-
-async function get(fetcher: typeof fetch, key: string, signal: AbortSignal, headers: Record<string, string>): Promise<Response> {
-  try {
-    return await fetcher(key, { signal, cache: 'no-store', headers });
-  } catch (e) {
-    if (signal.aborted) throw signal.reason;
-    throw new StoreError(`The model could not be downloaded (${why(e, 'network error')}).`);
+    // The model's record is written last: only now is the model on this device. The parts stay, named by it.
+    await main.put(key, new Response(JSON.stringify(file)));
+    await bytes.delete(key);
+    progress(1);
   }
 }
 

@@ -29,8 +29,9 @@ export const keptBytes = (file: StoredFile | undefined) => (file ? file.parts.re
 
 export async function readRecord(cache: Cache, key: string): Promise<StoredFile | undefined> {
   try {
+    // Only this code writes records, whole (a cut write is not JSON): the version and the list say it is one.
     const file = (await (await cache.match(key))?.json()) as StoredFile | undefined;
-    return file?.v === 1 && Array.isArray(file.parts) && file.parts.every((n) => Number.isSafeInteger(n) && n > 0) ? file : undefined;
+    return file?.v === 1 && Array.isArray(file.parts) ? file : undefined;
   } catch {
     return undefined;
   }

@@ -19,7 +19,7 @@ export async function loadWasm(
   store: ModelStore,
   options: WasmEngineOptions & { cacheName: string },
 ): Promise<LocalSession> {
-  if (!(await store.has(model))) await download(options.cacheName, model, options.fetch ?? fetch, signal, (p) => progress({ phase: 'download', progress: p }));
+  if (!(await store.has(model))) await download(options, model, store, signal, (p) => progress({ phase: 'download', progress: p }));
   // From here on it is a load from disk, worded as such.
   progress({ phase: 'load', progress: 0.1 });
   const blob = await store.blob(model);
