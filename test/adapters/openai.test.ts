@@ -374,6 +374,13 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.match(e.error, /stalled/);
   });
 
+  it('a stream left open after the chunk with a finish reason (no [DONE]) finishes at once, without waiting for the idle timeout', async () => {
+    server.queue.push({ chunks: [sse(F.text().slice(0, -1))], stall: true });
+    const r = await runAdapter(adapter({ timeoutMs: 5_000 }));
+    assert.equal(r.text, F.TEXT);
+    assert.deepEqual(r.last, { type: 'finish', reason: 'stop' });
+  });
+
   it('an error event mid-stream → the code its type names', async () => {
     const e = await errorOf(stream(F.midStreamError()));
     assert.equal(e.code, 'bad_request');

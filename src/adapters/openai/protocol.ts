@@ -144,7 +144,8 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
       else if (fn.arguments && typeof fn.arguments === 'object') call.args = JSON.stringify(fn.arguments);
       if (call.args.length > 1_000_000) throw networkError(`${who} sent tool arguments over 1 MB`);
     }
-    if (choice.finish_reason) complete = true;
+    // The reply is over: a server that keeps the stream open without [DONE] is not waited for.
+    if ((complete = !!choice.finish_reason)) break;
   }
   if (!complete) throw cutOff(who);
   yield* show('', true);
