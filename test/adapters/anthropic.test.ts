@@ -242,6 +242,33 @@ describe('createAnthropicAdapter: failures', () => {
     const e = await errorOf(stream(F.text().slice(0, -1)));
     assert.match(e.error, /closed before the reply finished/);
   });
+  it('a whole JSON message in reply to the streaming request (a server that ignores stream: true) is read: thinking, text and calls', async () => {
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-test',
+      content: [
+        { type: 'thinking', thinking: 'The person wants it.', signature: F.SIGNATURE },
+        { type: 'text', text: 'Adding it.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'add_to_cart', input: JSON.parse(F.INPUT_A) },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 20 },
+    };
+    server.queue.push({ headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify(message)] }, stream(F.text('Done.')));
+    const r = await runAdapter(adapter(), { tools: [tool('add_to_cart')] });
+    assert.equal(assertContract(r.parts), undefined);
+    assert.deepEqual(r.calls, [{ id: 'toolu_1', name: 'add_to_cart', input: JSON.parse(F.INPUT_A) }]);
+    assert.equal(r.text, 'Adding it.Done.');
+    const reasoning = r.parts.find((p) => p.type === 'reasoning');
+    assert.deepEqual(reasoning?.type === 'reasoning' && [reasoning.text, reasoning.providerMetadata], ['The person wants it.', { anthropic: { signature: F.SIGNATURE } }]);
+    assert.deepEqual(r.last, { type: 'finish', reason: 'stop' });
+    // The signed thinking goes back with its call.
+    assert.deepEqual(bodies()[1].messages[1].content[0], { type: 'thinking', thinking: 'The person wants it.', signature: F.SIGNATURE });
+  });
+
   it('Stop aborts the request', async () => {
     server.queue.push({ chunks: [sse(F.text().slice(0, 4), named)], stall: true });
     const ctl = new AbortController();

@@ -381,6 +381,35 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.deepEqual(r.last, { type: 'finish', reason: 'stop' });
   });
 
+  it('a whole JSON reply to the streaming request (a server that ignores stream: true) is read: text, reasoning and calls', async () => {
+    const message = {
+      role: 'assistant',
+      content: 'Adding it.',
+      reasoning_content: 'The person wants it.',
+      tool_calls: [
+        { id: 'call_1', type: 'function', function: { name: 'add_to_cart', arguments: F.ARGS_A } },
+        { id: 'call_2', type: 'function', function: { name: 'search', arguments: F.ARGS_B } },
+      ],
+    };
+    const reply = { id: 'chatcmpl-1', object: 'chat.completion', created: 1718000000, model: 'm', choices: [{ index: 0, message, logprobs: null, finish_reason: 'tool_calls' }] };
+    server.queue.push({ headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify(reply)] }, stream(F.text('Done.')));
+    const r = await runAdapter(adapter(), { tools: [tool('add_to_cart'), tool('search')] });
+    assert.equal(assertContract(r.parts), undefined);
+    assert.deepEqual(
+      r.calls.map((c) => [c.id, c.name, c.input]),
+      [
+        ['call_1', 'add_to_cart', JSON.parse(F.ARGS_A)],
+        ['call_2', 'search', JSON.parse(F.ARGS_B)],
+      ],
+    );
+    assert.equal(r.text, 'Adding it.Done.');
+    assert.deepEqual(
+      r.parts.filter((p) => p.type === 'reasoning').map((p) => p.type === 'reasoning' && p.text),
+      ['The person wants it.'],
+    );
+    assert.deepEqual(r.last, { type: 'finish', reason: 'stop' });
+  });
+
   it('an error event mid-stream → the code its type names', async () => {
     const e = await errorOf(stream(F.midStreamError()));
     assert.equal(e.code, 'bad_request');

@@ -97,49 +97,64 @@ interface Block {
   input?: unknown;
 }
 
+interface StreamEvent {
+  type?: string;
+  index: number;
+  content_block?: Omit<Block, 'text'> & { text?: unknown; thinking?: unknown };
+  delta?: { text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown };
+  error?: unknown;
+}
+
 /** One model step. Text streams as it comes; reasoning and tool calls when their block ends. */
 export async function* anthropicStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
   const who = post.who;
   const blocks: Record<number, Block> = {};
   for await (const e of postEvents(url, body, post)) {
     // `?? {}`: a `null` event reads as an event of no type.
-    const ev = (json(e, who) ?? {}) as {
-      type?: string;
-      index: number;
-      content_block?: Omit<Block, 'text'> & { text?: unknown; thinking?: unknown };
-      delta?: { text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown };
-      error?: unknown;
-    };
-    const type = ev?.type ?? e.event;
-    if (type === 'error') throw streamError(ev.error, who);
-    if (type === 'message_stop') return;
-    const b = blocks[ev.index];
-    if (type === 'content_block_start') {
-      const c = ev.content_block ?? {};
-      const text = c.text ?? c.thinking;
-      blocks[ev.index] = { ...c, text: typeof text === 'string' ? text : '' };
-      if (c.type === 'text' && text) yield { type: 'text-delta', delta: blocks[ev.index].text };
-    } else if (type === 'content_block_delta' && b) {
-      // Text, tool input (JSON text) and thinking each come in their own delta type, in their own field.
-      const d = ev.delta ?? {};
-      const piece = d.text ?? d.partial_json ?? d.thinking;
-      if (typeof piece === 'string') {
-        b.text += piece;
-        if (b.type === 'text' && piece) yield { type: 'text-delta', delta: piece };
-        if (b.text.length > 1_000_000 && b.type === 'tool_use') throw networkError(`${who} sent tool input over 1 MB`);
-      } else if (typeof d.signature === 'string') b.signature = String(b.signature ?? '') + d.signature;
-    } else if (type === 'content_block_stop' && b) {
-      delete blocks[ev.index];
-      if (b.type === 'thinking') yield { type: 'reasoning', text: b.text, providerMetadata: { anthropic: b.signature ? { signature: b.signature } : {} } };
-      else if (b.type === 'redacted_thinking') yield { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: String(b.data ?? '') } } };
-      else if (b.type === 'tool_use') {
-        const name = String(b.name ?? '');
-        // The input streams as JSON text; with no deltas the start block's input stands.
-        const parsed = b.text ? parseArguments(name, b.text) : { input: b.input && typeof b.input === 'object' ? b.input : {} };
-        yield { type: 'tool-call', id: String(b.id ?? ''), name, ...parsed };
+    const data = (json(e, who) ?? {}) as StreamEvent & { content?: unknown };
+    // A whole reply (a server that ignored `stream: true`): its blocks' events, then the end.
+    const events: StreamEvent[] =
+      data.type === 'message'
+        ? [
+            ...(Array.isArray(data.content) ? data.content : []).flatMap((content_block, index) => [
+              { type: 'content_block_start', index, content_block },
+              { type: 'content_block_stop', index },
+            ]),
+            { type: 'message_stop', index: 0 },
+          ]
+        : [data];
+    for (const ev of events) {
+      const type = ev?.type ?? e.event;
+      if (type === 'error') throw streamError(ev.error, who);
+      if (type === 'message_stop') return;
+      const b = blocks[ev.index];
+      if (type === 'content_block_start') {
+        const c = ev.content_block ?? {};
+        const text = c.text ?? c.thinking;
+        blocks[ev.index] = { ...c, text: typeof text === 'string' ? text : '' };
+        if (c.type === 'text' && text) yield { type: 'text-delta', delta: blocks[ev.index].text };
+      } else if (type === 'content_block_delta' && b) {
+        // Text, tool input (JSON text) and thinking each come in their own delta type, in their own field.
+        const d = ev.delta ?? {};
+        const piece = d.text ?? d.partial_json ?? d.thinking;
+        if (typeof piece === 'string') {
+          b.text += piece;
+          if (b.type === 'text' && piece) yield { type: 'text-delta', delta: piece };
+          if (b.text.length > 1_000_000 && b.type === 'tool_use') throw networkError(`${who} sent tool input over 1 MB`);
+        } else if (typeof d.signature === 'string') b.signature = String(b.signature ?? '') + d.signature;
+      } else if (type === 'content_block_stop' && b) {
+        delete blocks[ev.index];
+        if (b.type === 'thinking') yield { type: 'reasoning', text: b.text, providerMetadata: { anthropic: b.signature ? { signature: b.signature } : {} } };
+        else if (b.type === 'redacted_thinking') yield { type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: String(b.data ?? '') } } };
+        else if (b.type === 'tool_use') {
+          const name = String(b.name ?? '');
+          // The input streams as JSON text; with no deltas the start block's input stands.
+          const parsed = b.text ? parseArguments(name, b.text) : { input: b.input && typeof b.input === 'object' ? b.input : {} };
+          yield { type: 'tool-call', id: String(b.id ?? ''), name, ...parsed };
+        }
       }
+      // ping, message_start, message_delta and blocks of other types carry nothing for the chat.
     }
-    // ping, message_start, message_delta and blocks of other types carry nothing for the chat.
   }
   throw cutOff(who);
 }

@@ -64,6 +64,14 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
   };
 }
 
+/** A chunk's `delta`, or a whole reply's `message`. */
+interface Delta {
+  content?: unknown;
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+  tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: unknown } }[];
+}
+
 interface Assembling {
   id: string;
   name: string;
@@ -107,22 +115,12 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
       complete = true;
       break;
     }
-    const chunk = json(e, who) as {
-      error?: unknown;
-      choices?: {
-        delta?: {
-          content?: unknown;
-          reasoning_content?: unknown;
-          reasoning?: unknown;
-          tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: unknown } }[];
-        };
-        finish_reason?: unknown;
-      }[];
-    };
+    const chunk = json(e, who) as { error?: unknown; choices?: { delta?: Delta; message?: Delta; finish_reason?: unknown }[] };
     if (chunk?.error) throw streamError(chunk.error, who);
     const choice = chunk?.choices?.[0];
     if (!choice) continue;
-    const d = choice.delta ?? {};
+    // A whole reply (a server that ignored `stream: true`) has a message where a chunk has a delta.
+    const d = choice.delta ?? choice.message ?? {};
     for (const f of ['reasoning_content', 'reasoning'] as const) {
       if (typeof d[f] === 'string' && d[f]) {
         reasoning += d[f];

@@ -54,8 +54,11 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
         : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
     ).catch(fail);
     if (!res.ok) throw await httpError(res, o.who, o.quiet);
+    const type = res.headers.get('content-type') ?? '';
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
-    if (/html/.test(res.headers.get('content-type') ?? '')) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
+    if (/html/.test(type)) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
+    // A server that ignores `stream: true` sends the whole reply as JSON: one event of it.
+    if (body !== undefined && /json/.test(type)) return yield { data: await res.text().catch(fail) };
     reader = res.body?.getReader();
     if (body === undefined) return;
     // No body at all is a reply that ended before it began.
