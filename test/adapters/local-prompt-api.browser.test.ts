@@ -6,7 +6,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { BUILT_IN_MODEL_ID, createLocalAdapter, type LanguageModelLike } from '../../src/adapters/local/index.js';
 import type { AgentStreamPart, ToolDescriptor, ToolOutput } from '../../src/chat/types.js';
-import { button, collect, recordStatuses, settled, startDownload, trustedClick } from './helpers-local.js';
+import { button, collect, freshCacheName, modelInfo, recordStatuses, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 import { LanguageModelDouble } from './prompt-api-double.js';
 
 const run = (adapter: ReturnType<typeof createLocalAdapter>, callTool: (c: { id: string; name: string; input: unknown }) => Promise<ToolOutput>, tools: ToolDescriptor[] = []) =>
@@ -98,6 +98,28 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
     expect(lm.availabilityCalls.length).to.be.greaterThan(asked);
     expect(adapter.models()).to.have.length(1);
     expect(adapter.models()[0]).to.deep.include({ id: BUILT_IN_MODEL_ID, cached: false, recommended: true, selected: true });
+  });
+
+  it('unavailable at first, while a GGUF model is loaded and ready: offered beside it once availability() says more, the loaded one still selected and ready', async () => {
+    const sizes = await modelInfo();
+    const lm = new LanguageModelDouble('unavailable');
+    const tiny = { id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'] };
+    const adapter = createLocalAdapter({ models: [tiny], wasm: { wasmUrl: WASM_URL }, cacheName: await freshCacheName(), languageModel: lm });
+    expect((await settled(adapter)).state).to.equal('needs-download');
+    await adapter.prepare();
+    try {
+      expect(adapter.status()).to.deep.equal({ state: 'ready' });
+      expect(adapter.models().map((m) => m.id)).to.deep.equal(['tiny']);
+      lm.availabilityValue = 'available';
+      await waitUntil(() => adapter.models().length === 2, 'the built-in model never came back', { timeout: 40000 });
+      expect(adapter.models().map((m) => [m.id, m.selected])).to.deep.equal([
+        [BUILT_IN_MODEL_ID, false],
+        ['tiny', true],
+      ]);
+      expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    } finally {
+      await adapter.unload();
+    }
   });
 
   it('downloading elsewhere (another page started it, or this one before a reload): ready once the browser has it, with no click; a click meanwhile follows its progress', async () => {

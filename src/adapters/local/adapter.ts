@@ -114,7 +114,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       const state = entry.check!.state;
       const gone = state == 'unavailable' && entry.kind == 'prompt-api';
       if (state != 'downloading' && !gone) return;
-      if (phase == 'idle') {
+      // A download the adapter follows itself (a prepare) reports its own progress; an unavailable
+      // model is asked about while another one runs too.
+      if (gone || phase == 'idle') {
         entry.check = await check(entry);
         choose();
         set(phase, progress);
