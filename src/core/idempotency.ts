@@ -24,9 +24,9 @@ export class IdempotencyEntry<R = unknown> {
   /** Set when the call finished; until then the entry never expires. */
   expiresAt = Infinity;
   /** Holds a slot: its handler was called. */
-  held = false;
+  held?: boolean;
   /** A finished entry that must stay for its TTL (its call changed something outside the page). */
-  keep = false;
+  keep?: boolean;
   /** Set once the call has finished. */
   result?: AgentInvocationResult;
   /** What callers that joined while it ran wait on, made by the first of them. */

@@ -73,9 +73,9 @@ class Invocation {
   /** This call's idempotency entry: removed again unless the call becomes terminal. */
   entry?: IdempotencyEntry<Registration>;
   /** The handler was called: the result is terminal and cached. */
-  started = false;
-  holdsSlot = false;
-  policyConfirmation = false;
+  started?: boolean;
+  holdsSlot?: boolean;
+  policyConfirmation?: boolean;
   approval?: ConfirmationRecord;
   ctx?: HandlerContext;
   pending?: Promise<void>;
