@@ -138,7 +138,7 @@ class Execution implements RunningCall {
   readonly #core: RegistryCore;
   readonly #inv: Invocation;
   #resolve!: () => void;
-  #settled = false;
+  #settled: boolean | undefined;
 
   constructor(core: RegistryCore, inv: Invocation, deadline: number) {
     this.#core = core;

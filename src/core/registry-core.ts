@@ -241,7 +241,7 @@ export class RegistryCore {
   /** Bumped on every model-visible change. */
   counter = 0;
   #version: string | undefined;
-  #notifyScheduled = false;
+  #notifyScheduled: boolean | undefined;
 
   readonly slots = new Map<string, CapabilitySlot>();
   /**
@@ -255,7 +255,7 @@ export class RegistryCore {
   /** How many released registrations `ordered` still holds. */
   #released = 0;
   /** Whether a registration was appended after one that sorts later. */
-  #unsorted = false;
+  #unsorted: boolean | undefined;
   /**
    * Snapshots of the surface at `#memoAt`, per (consumer, scope): a repeated call returns the very
    * same frozen object. More than `MAX_MEMO` pairs start over.
@@ -350,7 +350,7 @@ export class RegistryCore {
   // -- registration --------------------------------------------------------------------------
 
   /** Whether the current register() call logs its own refusals (see `REPORTS_OWN_REFUSALS`). */
-  #quietRefusals = false;
+  #quietRefusals: boolean | undefined;
 
   /** Logs the refusal once per `tag` and id, tells `refused` listeners, and throws it. */
   #refuse(
