@@ -87,8 +87,10 @@ describe('createLocalAdapter: the main thread stays responsive (wllama, generate
 
     const observers = `the observers saw: ${watched.scripts.map((s) => `${s.invoker} in ${s.sourceURL.replace(/^.*\/(src|node_modules)\//, '$1/')} ${Math.round(s.duration)} ms wall`).join('; ') || 'nothing'}`;
     expect(trace!.tasks, 'the trace has main-thread tasks').to.be.greaterThan(10);
-    // Thread times are on (a task Chromium left without one is judged by its wall time, never below its CPU time).
-    expect(trace!.withThreadTime, 'the trace has CPU times').to.be.at.least(trace!.tasks * 0.99);
+    // Thread times are on: most tasks carry one. Chromium leaves it out of some tasks of a few
+    // microseconds (up to 4% of them here on a loaded machine); a task without one is judged by its
+    // wall time, which is never below its CPU time, so none over 50 ms can hide among them.
+    expect(trace!.withThreadTime, 'the trace has CPU times').to.be.at.least(trace!.tasks * 0.5);
     expect(trace!.long, `${observers}; longest task ${trace!.maxCpuMs} ms CPU`).to.deep.equal([]);
   });
 });
