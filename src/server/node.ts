@@ -14,6 +14,10 @@ export function toNodeListener(handler: (request: Request, context?: ChatRequest
     res.on('close', () => abort.abort());
     const host = req.headers.host ?? 'localhost';
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    // A body a middleware read first (Express's express.json(), body-parser) ends no stream again:
+    // the handler gets the value it left on `req.body`, as the JSON the page sent.
+    const parsed = (req as { body?: unknown }).body;
+    const already = req.readableEnded ? (typeof parsed === 'string' || parsed instanceof Uint8Array ? parsed : parsed === undefined ? '' : JSON.stringify(parsed)) : undefined;
     const answer = (status: number, error: string, code: string) =>
       void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error, code }));
     let request: Request;
@@ -30,13 +34,15 @@ export function toNodeListener(handler: (request: Request, context?: ChatRequest
         // No node:stream import (workers without Node compatibility load this entry too).
         ...(hasBody
           ? {
-              body: new ReadableStream<Uint8Array>({
-                start(c) {
-                  req.on('data', (d: Buffer) => c.enqueue(new Uint8Array(d)));
-                  req.on('end', () => c.close());
-                  req.on('error', (e) => c.error(e));
-                },
-              }),
+              body:
+                already ??
+                new ReadableStream<Uint8Array>({
+                  start(c) {
+                    req.on('data', (d: Buffer) => c.enqueue(new Uint8Array(d)));
+                    req.on('end', () => c.close());
+                    req.on('error', (e) => c.error(e));
+                  },
+                }),
               duplex: 'half',
             }
           : {}),
