@@ -508,13 +508,10 @@ function staleRegistration(core: RegistryCore, inv: Invocation): AgentInvocation
 }
 
 function listInstances(registrations: Registration[]): JsonValue[] {
-  const out: JsonValue[] = [];
-  for (const r of registrations) {
-    if (r.instanceId === undefined) continue;
-    out.push(r.instanceId);
-    if (out.length >= MAX_LISTED_INSTANCES) break;
-  }
-  return out.sort();
+  return registrations
+    .flatMap((r) => r.instanceId ?? [])
+    .slice(0, MAX_LISTED_INSTANCES)
+    .sort();
 }
 
 function authorize(core: RegistryCore, inv: Invocation, reg: Registration): AgentInvocationResult | undefined {
