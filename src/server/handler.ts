@@ -9,7 +9,7 @@
  * the stream (bad body, unknown agent, switched off, rate limited) are JSON error parts with an
  * HTTP status. `GET` answers `{ "ready": true }` when the caller may chat (the status check).
  */
-import { anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adapters/anthropic/protocol.js';
+import { anthropicBase, anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adapters/anthropic/protocol.js';
 import { openAIBody, openAIStep } from '../adapters/openai/protocol.js';
 import { AdapterError } from '../adapters/shared/errors.js';
 import { dataMarker, toTurns } from '../adapters/shared/history.js';
@@ -320,8 +320,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const maxOutputTokens = limits.maxOutputTokens ?? 4096;
     if (p.kind === 'anthropic') {
       post.headers = { 'anthropic-version': p.version ?? '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...p.headers };
-      const base = (p.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '');
-      return anthropicStep(`${base}/v1/messages`, anthropicBody(turns, tools, agent.instructions, { model, maxOutputTokens, thinking: p.thinking }), post);
+      return anthropicStep(`${anthropicBase(p.baseUrl)}/v1/messages`, anthropicBody(turns, tools, agent.instructions, { model, maxOutputTokens, thinking: p.thinking }), post);
     }
     post.headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...p.headers };
     const base = p.baseUrl.replace(/\/+$/, '');

@@ -45,6 +45,23 @@ describe('createAnthropicAdapter: streaming', () => {
     assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]);
   });
 
+  it('a baseUrl written with /v1 or a trailing slash, as OpenAI-compatible ones are, posts to /v1/messages and checks /v1/models', async () => {
+    for (const baseUrl of [`${server.url}/v1`, `${server.url}/v1/`, `${server.url}/`]) {
+      server.received.length = 0;
+      server.queue.push({ status: 200, headers: { 'content-type': 'application/json' }, chunks: ['{"data":[]}'] }, stream(F.text()));
+      const a = adapter({ baseUrl, check: true });
+      await a.recheck();
+      assert.deepEqual(a.status?.(), { state: 'ready' }, baseUrl);
+      const r = await runAdapter(a);
+      assert.equal(r.text, F.TEXT, baseUrl);
+      assert.deepEqual(
+        server.received.map((q) => `${q.method} ${q.url}`),
+        ['GET /v1/models', 'POST /v1/messages'],
+        baseUrl,
+      );
+    }
+  });
+
   it('reassembles whatever the chunking (mid-line, mid-UTF-8)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 50 }), async (size) => {

@@ -113,6 +113,21 @@ describe('createCloudAdapter + createChatHandler', () => {
     }
   });
 
+  it('an Anthropic provider whose baseUrl is written with /v1 posts to /v1/messages', async () => {
+    const app = await appServer({ provider: { kind: 'anthropic', baseUrl: `${provider.url}/v1/`, model: 'claude-test', apiKey: SECRET } });
+    try {
+      provider.queue.push({ chunks: [sse(A.text('ok'), (e: unknown) => (e as { type: string }).type)] });
+      const r = await runAdapter(app.adapter(), { agent: shop });
+      assert.deepEqual(r.last, { type: 'finish', reason: 'stop' });
+      assert.deepEqual(
+        provider.received.map((q) => q.url),
+        ['/v1/messages'],
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it('an unknown agent id → bad_request; a malformed body → bad_request', async () => {
     const app = await appServer();
     try {

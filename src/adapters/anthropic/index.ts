@@ -2,14 +2,14 @@
  * `createAnthropicAdapter`: an AgentAdapter over Anthropic's Messages API (or a server speaking
  * it), with the tool loop in the page.
  */
-import { anthropicIdentity, trimBase } from '../identity.js';
+import { anthropicIdentity } from '../identity.js';
 import { httpAdapter, type CheckedAdapter } from '../shared/adapter.js';
 import { dataMarker, toTurns, type OutputOptions } from '../shared/history.js';
 import type { Fetch } from '../shared/sse.js';
-import { anthropicBody, anthropicStep, type AnthropicBodyOptions } from './protocol.js';
+import { anthropicBase, anthropicBody, anthropicStep, type AnthropicBodyOptions } from './protocol.js';
 
 export interface AnthropicAdapterOptions extends OutputOptions, AnthropicBodyOptions {
-  /** Default `https://api.anthropic.com`; the adapter adds `/v1/messages`. */
+  /** Default `https://api.anthropic.com`; the adapter adds `/v1/messages` (to a root written with `/v1`, only `/messages`). */
   baseUrl?: string;
   /** Sent as `x-api-key`. In a browser this exposes the key to the page: prefer createCloudAdapter. */
   apiKey?: string;
@@ -31,7 +31,7 @@ export type AnthropicAdapter = CheckedAdapter;
 
 export function createAnthropicAdapter(o: AnthropicAdapterOptions): AnthropicAdapter {
   const identity = anthropicIdentity(o);
-  const base = trimBase(o.baseUrl ?? 'https://api.anthropic.com');
+  const base = anthropicBase(o.baseUrl);
   const marker = dataMarker();
   return httpAdapter(o, identity, {
     who: `The Anthropic API at ${base}`,

@@ -35,6 +35,12 @@ interface AnthropicMeta {
   redactedData?: unknown;
 }
 
+/**
+ * The API root the adapter adds `/v1/messages` to: the SDK's `https://api.anthropic.com`, or the
+ * same written with `/v1`, as OpenAI-compatible base URLs are (which would otherwise post to `/v1/v1/messages`).
+ */
+export const anthropicBase = (url = 'https://api.anthropic.com') => String(url).replace(/\/+$/, '').replace(/\/v1$/, '');
+
 /** A tool call id as the API takes one (`^[a-zA-Z0-9_-]+$`): another provider's, say Kimi's `functions.search:0`, is mapped. */
 const toolId = (id: string) => id.replace(/[^\w-]/g, '_');
 
