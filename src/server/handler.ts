@@ -250,7 +250,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const o = options;
   // The app's own configuration: a mistake throws here, at start-up, not on every request.
   const pr = o?.provider as Partial<ChatProvider> & { baseUrl?: unknown };
-  if ((pr?.kind !== 'anthropic' && (pr?.kind !== 'openai-compatible' || typeof pr.baseUrl !== 'string')) || typeof pr.model !== 'string' || !pr.model)
+  if ((pr?.kind !== 'anthropic' && (pr?.kind !== 'openai-compatible' || typeof pr.baseUrl !== 'string' || !pr.baseUrl)) || typeof pr.model !== 'string' || !pr.model)
     throw new TypeError('createChatHandler: provider must be { kind: "openai-compatible", baseUrl, model } or { kind: "anthropic", model }.');
   if (!o.agents || typeof o.agents !== 'object' || (Array.isArray(o.agents) && !o.agents.every((a) => typeof a?.id === 'string')))
     throw new TypeError('createChatHandler: agents must be a list of { id, instructions } or a record of { instructions } by id.');

@@ -383,12 +383,14 @@ describe('createChatHandler: the output token limit, as each server takes it', (
 });
 
 describe('createChatHandler: a programmer’s mistakes throw at once, in words', () => {
-  it('a provider without a known kind, a baseUrl (OpenAI-compatible) or a model, and agents that are neither a list of { id } nor a record', () => {
+  it('a provider without a known kind, a baseUrl (OpenAI-compatible) or a model (or with an empty one), and agents that are neither a list of { id } nor a record', () => {
     const agents = [{ id: 'a', instructions: 'x' }];
     const cases: [unknown, RegExp][] = [
       [{ agents }, /provider must be/],
       [{ provider: { kind: 'openai', baseUrl: BASE, model: 'm' }, agents }, /provider must be/],
       [{ provider: { kind: 'openai-compatible', model: 'm' }, agents }, /provider must be/],
+      [{ provider: { kind: 'openai-compatible', baseUrl: '', model: 'm' }, agents }, /provider must be/],
+      [{ provider: { kind: 'openai-compatible', baseUrl: BASE, model: '' }, agents }, /provider must be/],
       [{ provider: { kind: 'anthropic' }, agents }, /provider must be/],
       [{ provider: { kind: 'anthropic', model: 'm' } }, /agents must be/],
       [{ provider: { kind: 'anthropic', model: 'm' }, agents: [{ instructions: 'no id' }] }, /agents must be/],
