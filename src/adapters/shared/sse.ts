@@ -39,7 +39,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => ctl.abort(networkError(`No answer for ${Math.round(ms / 1000)} s: the server stalled`)), ms);
+    timer = setTimeout(() => ctl.abort(networkError(`No answer for ${+(ms / 1000).toFixed(1)} s: the server stalled`)), ms);
   };
   const fail = (e: unknown): never => {
     throw signal.aborted ? signal.reason : toAdapterError(e, o.who);
