@@ -336,6 +336,15 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.match(e.error, /refused the credentials \(HTTP 401\); check the API key/);
   });
 
+  it('404 → bad_request; one that does not name the model (a baseUrl without /v1) says to check the URL', async () => {
+    const wrong = await errorOf({ status: 404, headers: { 'content-type': 'text/plain' }, chunks: ['404 page not found'] });
+    assert.equal(wrong.code, 'bad_request');
+    assert.equal(wrong.error, `The model server at ${server.url}/v1 rejected the request (HTTP 404); check the URL: 404 page not found`);
+    const missing = await errorOf({ status: 404, headers: { 'content-type': 'application/json' }, chunks: ['{"error":{"message":"model \\"qwen3:4b\\" not found, try pulling it first"}}'] });
+    assert.equal(missing.code, 'bad_request');
+    assert.equal(missing.error, `The model server at ${server.url}/v1 rejected the request (HTTP 404): model "qwen3:4b" not found, try pulling it first`);
+  });
+
   it('500 → network', async () => {
     const e = await errorOf({ status: 500, headers: { 'content-type': 'text/html' }, chunks: ['<html>oops</html>'] });
     assert.equal(e.code, 'network');

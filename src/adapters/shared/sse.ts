@@ -133,7 +133,10 @@ export async function httpError(res: Response, who: string, quiet?: boolean): Pr
         ? ['network', 'failed']
         : status === 401 || status === 403
           ? ['bad_request', 'refused the credentials', '; check the API key']
-          : ['bad_request', 'rejected the request'];
+          : // A 404 that is not about the model (Ollama's "model … not found") is a wrong address: `/v1` left out, say.
+            status === 404 && !/model/i.test(String(said))
+            ? ['bad_request', 'rejected the request', '; check the URL']
+            : ['bad_request', 'rejected the request'];
   return new AdapterError(code as AgentErrorCode, `${who} ${what} (HTTP ${status})${then}${said ? `: ${said}` : '.'}`, wait);
 }
 
