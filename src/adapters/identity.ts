@@ -17,6 +17,15 @@ export const trimBase = (url: string): string => String(url).replace(/\/+$/, '')
 const need = (factory: string, o: object | undefined, ...keys: string[]) => {
   for (const k of keys)
     if (typeof (o as Record<string, unknown> | undefined)?.[k] !== 'string' || !(o as Record<string, string>)[k]) throw new TypeError(`${factory}: ${k} must be a non-empty string.`);
+  for (const k of ['baseUrl', 'endpoint']) hasScheme(factory, k, (o as Record<string, unknown> | undefined)?.[k]);
+};
+
+/**
+ * A URL written as host:port (`localhost:11434/v1`, the way OLLAMA_HOST is) has no scheme: fetch reads
+ * `localhost:` as one and fails as an unreachable server, so it is refused at once, saying what to write.
+ */
+export const hasScheme = (factory: string, name: string, url: unknown) => {
+  if (typeof url === 'string' && /^[\w.-]+:\d/.test(url)) throw new TypeError(`${factory}: ${name} "${url}" has no scheme: write http://${url}.`);
 };
 
 export const openAIIdentity = (o: Named & { baseUrl: string; model: string }) => (

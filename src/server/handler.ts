@@ -11,6 +11,7 @@
  */
 import { anthropicBase, anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adapters/anthropic/protocol.js';
 import { openAIBody, openAIStep } from '../adapters/openai/protocol.js';
+import { hasScheme } from '../adapters/identity.js';
 import { AdapterError } from '../adapters/shared/errors.js';
 import { dataMarker, toTurns } from '../adapters/shared/history.js';
 import { stepLimit, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
@@ -252,6 +253,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   const pr = o?.provider as Partial<ChatProvider> & { baseUrl?: unknown };
   if ((pr?.kind !== 'anthropic' && (pr?.kind !== 'openai-compatible' || typeof pr.baseUrl !== 'string' || !pr.baseUrl)) || typeof pr.model !== 'string' || !pr.model)
     throw new TypeError('createChatHandler: provider must be { kind: "openai-compatible", baseUrl, model } or { kind: "anthropic", model }.');
+  hasScheme('createChatHandler', 'provider.baseUrl', pr.baseUrl);
+  // The key belongs to the provider; one beside it would be ignored, and every request go without it.
+  if ('apiKey' in o) throw new TypeError('createChatHandler: the key goes in provider: { apiKey }, not beside it.');
   if (!o.agents || typeof o.agents !== 'object' || (Array.isArray(o.agents) && !o.agents.every((a) => typeof a?.id === 'string')))
     throw new TypeError('createChatHandler: agents must be a list of { id, instructions } or a record of { instructions } by id.');
   const limits = o.limits ?? {};

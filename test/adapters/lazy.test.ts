@@ -76,7 +76,7 @@ describe('lazy adapter factories (the chat CDN file)', () => {
     assert.equal(lazy.BUILT_IN_MODEL_ID, real.BUILT_IN_MODEL_ID);
   });
 
-  it('the HTTP adapters throw the real ones’ errors at once for a missing baseUrl, model or endpoint (a programmer’s mistake)', () => {
+  it('the HTTP adapters throw the real ones’ errors at once for a missing baseUrl, model or endpoint, or one without its scheme (a programmer’s mistake)', () => {
     const cases: [string, unknown][] = [
       ['createOpenAICompatibleAdapter', { model: 'm' }],
       ['createOpenAICompatibleAdapter', { baseUrl: 'http://localhost:11434/v1' }],
@@ -84,6 +84,9 @@ describe('lazy adapter factories (the chat CDN file)', () => {
       ['createAnthropicAdapter', { apiKey: 'k' }],
       ['createCloudAdapter', {}],
       ['createCloudAdapter', { endpoint: '' }],
+      ['createOpenAICompatibleAdapter', { baseUrl: 'localhost:11434/v1', model: 'm' }],
+      ['createAnthropicAdapter', { baseUrl: '127.0.0.1:8080', model: 'm' }],
+      ['createCloudAdapter', { endpoint: 'localhost:3000/api/chat' }],
     ];
     for (const [name, options] of cases) {
       let expected: unknown;
@@ -93,7 +96,8 @@ describe('lazy adapter factories (the chat CDN file)', () => {
         expected = e;
       }
       assert.ok(expected instanceof TypeError, `${name} ${JSON.stringify(options)}`);
-      assert.match((expected as Error).message, new RegExp(`^${name}: (baseUrl|model|endpoint) must be a non-empty string\\.$`));
+      // A URL written host:port (as OLLAMA_HOST is) has no scheme: fetch would read `localhost:` as one.
+      assert.match((expected as Error).message, new RegExp(`^${name}: ((baseUrl|model|endpoint) must be a non-empty string|(baseUrl|endpoint) "(.+)" has no scheme: write http://\\4)\\.$`));
       assert.throws(() => (lazy as unknown as Record<string, (o: unknown) => unknown>)[name]!(options), { name: 'TypeError', message: (expected as Error).message });
     }
   });
