@@ -34,7 +34,10 @@ export const openAIIdentity = (o: Named & { baseUrl: string; model: string }) =>
 
 export const anthropicIdentity = (o: Named & { model: string }) => (need('createAnthropicAdapter', o, 'model'), { id: o.id ?? `anthropic:${o.model}`, label: o.label ?? o.model });
 
-export const cloudIdentity = (o: Named & { endpoint: string }) => (need('createCloudAdapter', o, 'endpoint'), { id: o.id ?? `cloud:${o.endpoint}`, label: o.label ?? 'Cloud' });
+/** The server's agent is part of the default id and label: two adapters on one route for two agents are two choices. */
+export const cloudIdentity = (o: Named & { endpoint: string; agent?: string }) => (
+  need('createCloudAdapter', o, 'endpoint'), { id: o.id ?? `cloud:${o.endpoint}${o.agent ? `#${o.agent}` : ''}`, label: o.label ?? (o.agent ? `Cloud (${o.agent})` : 'Cloud') }
+);
 
 export const localIdentity = (o: Named) => ({ id: o.id ?? 'local', label: o.label ?? 'On this device' });
 

@@ -62,7 +62,8 @@ describe('lazy adapter factories (the chat CDN file)', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.record({ endpoint: fc.string({ minLength: 1 }), ...named }), (o) => {
+      // (An endpoint written host:port, without its scheme, is refused: see below.)
+      fc.property(fc.record({ endpoint: fc.string({ minLength: 1 }).filter((e) => !/^[\w.-]+:\d/.test(e)), agent: fc.option(fc.string(), { nil: undefined }), ...named }), (o) => {
         const [a, b] = [lazy.createCloudAdapter({ ...o, check: false }), real.createCloudAdapter({ ...o, check: false })];
         assert.deepEqual([a.id, a.label], [b.id, b.label]);
       }),
@@ -74,6 +75,20 @@ describe('lazy adapter factories (the chat CDN file)', () => {
       }),
     );
     assert.equal(lazy.BUILT_IN_MODEL_ID, real.BUILT_IN_MODEL_ID);
+  });
+
+  it('two cloud adapters on one endpoint for different server agents have different ids and labels, so the switcher can tell them apart', () => {
+    for (const f of [real.createCloudAdapter, lazy.createCloudAdapter]) {
+      const [sales, support, none] = [f({ endpoint: '/api/chat', agent: 'sales' }), f({ endpoint: '/api/chat', agent: 'support' }), f({ endpoint: '/api/chat' })];
+      assert.deepEqual(
+        [sales, support, none].map((a) => [a.id, a.label]),
+        [
+          ['cloud:/api/chat#sales', 'Cloud (sales)'],
+          ['cloud:/api/chat#support', 'Cloud (support)'],
+          ['cloud:/api/chat', 'Cloud'],
+        ],
+      );
+    }
   });
 
   it('the HTTP adapters throw the real ones’ errors at once for a missing baseUrl, model or endpoint, or one without its scheme (a programmer’s mistake)', () => {
