@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { getLlama, LlamaLogLevel, type Llama } from 'node-llama-cpp';
-import { literal, schemaGrammar, toolCallGrammar } from '../../src/adapters/local/grammar.js';
+import { literal, schemaGrammar, toolCallGrammar, toolCallGrammarSliced } from '../../src/adapters/local/grammar.js';
 import type { ToolDescriptor } from '../../src/chat/types.js';
 
 let llama: Llama;
@@ -89,5 +89,44 @@ describe('local adapter: grammars from JSON Schemas', () => {
     assert.equal(toolCallGrammar([], 'required'), undefined);
     assert.equal(toolCallGrammar([{ name: 'x', description: '', inputSchema: {} }], 'none'), undefined);
     assert.match(toolCallGrammar([{ name: 'x', description: '', inputSchema: {} }], 'auto')!, /^root ::= call \| text$/m);
+  });
+
+  it('builds the grammar of many large tools in slices the event loop runs between, each a small share of the work', async () => {
+    // The work is counted as reads of the tools' schemas (a Proxy's), whatever the builder counts itself.
+    let reads = 0;
+    const watched = (v: unknown): unknown => (v && typeof v == 'object' ? new Proxy(v, { get: (t, k) => (reads++, watched(Reflect.get(t, k))) }) : v);
+    const property = (k: number) =>
+      [
+        { type: 'string', maxLength: 40 },
+        { enum: ['a', 'b', 'c', 'd'] },
+        { type: 'array', items: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'string' } }, required: ['x'] }, maxItems: 5 },
+        { anyOf: [{ type: 'string' }, { type: 'object', properties: { z: { type: 'number' } } }] },
+        { type: ['boolean', 'null'] },
+      ][k % 5];
+    const tools = Array.from({ length: 300 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: '',
+      inputSchema: watched({ type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`a${k}`, property(k)])), required: ['a0'] }),
+    })) as ToolDescriptor[];
+    const whole = toolCallGrammar(tools, 'required');
+    const total = reads;
+    reads = 0;
+    // One turn of the event loop after another, each noting the reads since the one before.
+    const slices: number[] = [];
+    let seen = 0;
+    let running = true;
+    const turn = () => {
+      slices.push(reads - seen);
+      seen = reads;
+      if (running) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const sliced = await toolCallGrammarSliced(tools, 'required');
+    running = false;
+    slices.push(reads - seen);
+    assert.equal(sliced, whole);
+    assert.equal(reads, total);
+    const busy = slices.filter(Boolean);
+    assert.ok(busy.length >= 10 && Math.max(...busy) <= total / 10, `${busy.length} slices of ${total} reads, the largest ${Math.max(...busy)}`);
   });
 });

@@ -16,6 +16,13 @@ export type ToolChoice = 'auto' | 'required' | 'none';
 /** Bounds that keep a grammar (and a model walking it) finite on open-ended schemas. */
 const MAX_DEPTH = 12;
 const MAX_RULES = 2000;
+/**
+ * Schema nodes the page-friendly build (`toolCallGrammarSliced`) visits before it lets the page
+ * run: a few milliseconds of work, where a few hundred large tools take tens in one go.
+ */
+const SLICE = 500;
+// Schema nodes visited by every build so far: what a slice is measured in.
+let work = 0;
 
 // Character classes leave out what is not a Unicode scalar value (surrogates, code points past
 // U+10FFFF): llama.cpp's grammar would accept their byte patterns, and the engine's JSON layer
@@ -62,6 +69,7 @@ function build(root: unknown, prefix: string, rules: Map<string, string>): strin
   };
 
   const value = (s: unknown, depth: number): string => {
+    work++;
     // `false` is unsatisfiable: the validator says so with words.
     if (!isObject(s) || depth > MAX_DEPTH) return 'value';
     const deeper = (v: unknown) => value(v, depth + 1);
@@ -142,19 +150,45 @@ export function schemaGrammar(schema: unknown): string {
   return render(rules, `root ::= ${build(schema, 'r', rules)}`);
 }
 
-/**
- * The grammar of one model turn in the `<tool_call>` format (see tool-format.ts): with `auto`, text
- * that does not start with `<`, or one tool call; with `required`, one tool call; with `none` (or
- * no tools), `undefined`: no constraint.
- */
-export function toolCallGrammar(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto'): string | undefined {
+// The grammar of one model turn, built one tool at a time; it pauses (yields) between tools once
+// a slice's work is done.
+function* sliced(tools: readonly ToolDescriptor[], choice: ToolChoice): Generator<void, string | undefined> {
   if (choice == 'none' || !tools.length) return;
   const rules = new Map<string, string>();
-  const calls = tools.map((t, i) => `${literal(`{"name":${JSON.stringify(t.name)},"arguments":`)} ${build(t.inputSchema ?? {}, `t${i}`, rules)} "}"`);
+  const calls: string[] = [];
+  let start = work;
+  for (const t of tools) {
+    if (work - start > SLICE) yield void (start = work);
+    calls.push(`${literal(`{"name":${JSON.stringify(t.name)},"arguments":`)} ${build(t.inputSchema ?? {}, `t${calls.length}`, rules)} "}"`);
+  }
   return render(
     rules,
     `call ::= "<tool_call>\\n" ( ${calls.join(' | ')} ) "\\n</tool_call>"`,
     `root ::= call${choice == 'required' ? '' : ' | text'}`,
     `text ::= [^<\\x00${NOT_SCALAR}] [^\\x00${NOT_SCALAR}]*`,
   );
+}
+
+/**
+ * The grammar of one model turn in the `<tool_call>` format (see tool-format.ts): with `auto`, text
+ * that does not start with `<`, or one tool call; with `required`, one tool call; with `none` (or
+ * no tools), `undefined`: no constraint.
+ */
+export function toolCallGrammar(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto'): string | undefined {
+  const g = sliced(tools, choice);
+  let r;
+  while (!(r = g.next()).done);
+  return r.value;
+}
+
+/**
+ * `toolCallGrammar`, built in slices with the event loop let run between them (`scheduler.yield()`
+ * where the browser has it), so many large tools make no long task on the page's main thread.
+ */
+export async function toolCallGrammarSliced(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto'): Promise<string | undefined> {
+  const g = sliced(tools, choice);
+  const s = (globalThis as { scheduler?: { yield?(): Promise<void> } }).scheduler;
+  let r;
+  while (!(r = g.next()).done) await (s?.yield ? s.yield() : new Promise((go) => setTimeout(go)));
+  return r.value;
 }

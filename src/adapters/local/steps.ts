@@ -7,7 +7,7 @@
 import type { AgentRunRequest, AgentStreamPart } from '../../chat/types.js';
 import { AdapterError, errorText } from '../shared/errors.js';
 import { toolLoop, type Step } from '../shared/loop.js';
-import { toolCallGrammar } from './grammar.js';
+import { toolCallGrammarSliced } from './grammar.js';
 import { parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { LocalAdapterOptions, LocalSession } from './types.js';
 
@@ -23,11 +23,13 @@ export function formatStep(s: Pick<LocalSession, 'generate'>, options: LocalAdap
     let pending = '';
     let wake = () => {};
     let done = false;
+    // Many large tools take tens of milliseconds to build for: built in slices the page runs between.
+    const grammar = await toolCallGrammarSliced(tools, choice);
     const generation = s
       .generate({
         turns: toTurns(messages, [instructions, toolsPrompt(tools)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: options.maxToolOutputChars }),
         tools,
-        grammar: toolCallGrammar(tools, choice),
+        grammar,
         toolChoice: tools.length ? choice : 'none',
         maxTokens: options.maxTokens ?? 512,
         temperature: options.temperature ?? 0.2,
