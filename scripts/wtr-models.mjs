@@ -22,7 +22,8 @@
 //   /__models/spa.gguf          200 with an HTML page, as an app server's fallback route answers a wrong path
 //   /__models/info              JSON: the byte size of each whole model
 //   /__models/stats             JSON: requests per path since the last /__models/reset
-//   /__models/requests          JSON: each model request since the last reset ({ path, range, ifRange, status })
+//   /__models/requests          JSON: each model request since the last reset ({ path, range, ifRange, status }, and
+//                               `cut: true` once a held request's connection closed before the whole file went out)
 // tiny.gguf and tiny-b.gguf answer ranges too (strong ETags), as static file servers and CDNs do.
 //   /__models/coi/<path>        any file of the project with COOP/COEP headers (crossOriginIsolated pages)
 let modelBytes;
@@ -53,8 +54,8 @@ function whole(ctx, bytes, etag, ranges = true) {
   ctx.body = bytes;
 }
 
-/** A quarter of the file, then nothing until /__models/release (or the client leaves). */
-async function hold(ctx, bytes, headers = {}) {
+/** A quarter of the file, then nothing until /__models/release (or the client leaves: `seen.cut`). */
+async function hold(ctx, bytes, headers = {}, seen = {}) {
   ctx.respond = false;
   const res = ctx.res;
   res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store', ...headers });
@@ -62,7 +63,10 @@ async function hold(ctx, bytes, headers = {}) {
   const done = new Promise((resolve) => {
     release = resolve;
     drop = () => (res.destroy(), resolve());
-    res.on('close', resolve);
+    res.on('close', () => {
+      if (!res.writableEnded) seen.cut = true;
+      resolve();
+    });
   });
   await done;
   if (!res.destroyed) res.end(bytes.subarray(bytes.length >> 2));
@@ -129,7 +133,7 @@ export function modelsMiddleware() {
     if (name === 'badrange.gguf') {
       if (n === 1) {
         seen.status = 200;
-        return hold(ctx, bytes, { etag: '"tiny-1"', 'content-length': String(bytes.length) });
+        return hold(ctx, bytes, { etag: '"tiny-1"', 'content-length': String(bytes.length) }, seen);
       }
       ctx.set('ETag', '"tiny-1"');
       if (ctx.get('range')) {
@@ -144,7 +148,7 @@ export function modelsMiddleware() {
       // The first request holds mid-file so a test can cancel it (or the connection drops).
       if (n === 1) {
         seen.status = 200;
-        return hold(ctx, bytes, { etag: '"tiny-1"', 'content-length': String(bytes.length) });
+        return hold(ctx, bytes, { etag: '"tiny-1"', 'content-length': String(bytes.length) }, seen);
       }
       if (name === 'changed.gguf') whole(ctx, secondBytes, '"tiny-2"');
       else whole(ctx, bytes, '"tiny-1"', name === 'resume.gguf');
@@ -178,7 +182,7 @@ export function modelsMiddleware() {
       ctx.type = 'text/html';
       ctx.body = `<!doctype html><html><head><title>My app</title></head><body><div id="app"></div>${' '.repeat(4000)}</body></html>`;
     } else if (name === 'held.gguf') {
-      await hold(ctx, bytes);
+      await hold(ctx, bytes, {}, seen);
     } else {
       ctx.status = 404;
       ctx.body = 'no such model (test)';

@@ -77,7 +77,7 @@ export async function collect(parts: AsyncIterable<AgentStreamPart>): Promise<Ag
 }
 
 /** Each model request the test server saw since the last reset. */
-export async function serverRequests(): Promise<Array<{ path: string; range?: string; ifRange?: string; status?: number }>> {
+export async function serverRequests(): Promise<Array<{ path: string; range?: string; ifRange?: string; status?: number; cut?: boolean }>> {
   return (await fetch('/__models/requests')).json();
 }
 

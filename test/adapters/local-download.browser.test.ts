@@ -5,7 +5,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, type LocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalModel } from '../../src/adapters/local/index.js';
-import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
+import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 
 let sizes: Record<string, number>;
 const tiny = (): LocalModel => ({ id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'] });
@@ -235,5 +235,38 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     // The person frees space and clicks again: it downloads.
     await adapter.prepare();
     expect(adapter.status()).to.deep.equal({ state: 'ready' });
+  });
+
+  it('a download the quota check refuses once the headers give its size: the response is cancelled, and the server sees the request end', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    // The test keeps every response, so only a cancel ends one (not the response being collected).
+    const responses: Response[] = [];
+    const adapter = track(
+      createLocalAdapter({
+        // No `bytes`: the size is first known from the response (resume.gguf's first answer sends a quarter of it, then holds).
+        models: [{ id: 'sized-late', label: 'Sized late', brief: 'The test model.', url: '/__models/resume.gguf' }],
+        engine: 'wasm',
+        wasm: { wasmUrl: WASM_URL },
+        cacheName,
+        id: cacheName,
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          responses.push(response);
+          return response;
+        },
+      }),
+    );
+    await settled(adapter);
+    Object.defineProperty(navigator.storage, 'estimate', { configurable: true, value: async () => ({ quota: 1000, usage: 900 }) });
+    try {
+      await adapter.prepare().catch(() => {});
+    } finally {
+      delete (navigator.storage as { estimate?: unknown }).estimate;
+    }
+    expect((adapter.status() as { error?: string }).error).to.match(/^Not enough storage space\. The model needs 1 MB/);
+    expect(responses).to.have.length(1);
+    await waitUntil(async () => (await serverRequests())[0]?.cut, 'the server is still sending the refused download');
+    expect(await serverRequests()).to.have.length(1);
   });
 });

@@ -77,19 +77,25 @@ export async function download(options: { cacheName: string; fetch?: typeof fetc
         }
         await clear(bytes, key);
       }
+      // A refused response is not read: cancelled, so the connection stops bringing its body.
+      const drop = () => response.body?.cancel().catch(() => {});
       if (!response.ok || !response.body) {
+        await drop();
         throw new StoreError(`The model could not be downloaded: the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
       }
       const h = response.headers;
       const length = Number(h.get('content-length'));
       if (!kept && length > 0 && !h.get('content-encoding')) total = length;
       if (model.bytes && total && total !== model.bytes) {
-        await response.body.cancel().catch(() => {});
+        await drop();
         await clear(bytes, key);
         throw new StoreError(`The model file on the server is ${total} bytes, not the ${model.bytes} expected.`);
       }
       const expected = model.bytes ?? total;
-      await checkQuota(expected && expected - kept);
+      await checkQuota(expected && expected - kept).catch(async (e: unknown) => {
+        await drop();
+        throw e;
+      });
       // If-Range needs a strong validator: a weak ETag would make every continuation a restart.
       const etag = h.get('etag');
       const validator = (etag && !etag.startsWith('W/') ? etag : h.get('last-modified')) || file?.validator;
