@@ -3,7 +3,7 @@ import { chromiumArgs } from './scripts/chromium-args.mjs';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { defaultReporter } from '@web/test-runner';
 import { summaryReporter } from './scripts/wtr-summary-reporter.mjs';
-import { offlineChunksMiddleware, testServerPlugins } from './scripts/wtr-plugins.mjs';
+import { heldModulesMiddleware, offlineChunksMiddleware, testServerPlugins } from './scripts/wtr-plugins.mjs';
 import { mainThreadTracePlugin, modelsMiddleware } from './scripts/wtr-models.mjs';
 import { chatServerMiddleware } from './scripts/wtr-chat-server.mjs';
 import { POLYFILL_TEST_GLOB, webmcpPolyfillGroups } from './scripts/wtr-webmcp.mjs';
@@ -35,7 +35,7 @@ export default {
   testsFinishTimeout: 600000,
   browserStartTimeout: 120000,
   testsStartTimeout: 120000,
-  middleware: [offlineChunksMiddleware(), modelsMiddleware(), chatServerMiddleware()],
+  middleware: [offlineChunksMiddleware(), heldModulesMiddleware(), modelsMiddleware(), chatServerMiddleware()],
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', tsconfig: './tsconfig.json' }), ...testServerPlugins(), mainThreadTracePlugin()],
   browsers: [chromium({ webmcp: true })],
   // *.polyfill.test.ts run in a second Chromium without the WebMCP flag (the @mcp-b polyfill as host).

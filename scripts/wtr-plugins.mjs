@@ -46,6 +46,27 @@ export function offlineChunksMiddleware() {
 }
 
 /**
+ * For tests of a page whose lazy code is slow to arrive: after `/__modules?hold=<path prefix>`, each
+ * request for a path under the prefix waits until `/__modules?release=1`.
+ */
+export function heldModulesMiddleware() {
+  let held;
+  let release = () => {};
+  let gate;
+  return async (ctx, next) => {
+    if (ctx.path === '/__modules') {
+      release();
+      held = ctx.query.hold;
+      gate = held && new Promise((resolve) => (release = resolve));
+      ctx.body = held ? 'held' : 'released';
+      return undefined;
+    }
+    if (held && ctx.path.startsWith(held)) await gate;
+    return next();
+  };
+}
+
+/**
  * Demo pages refuse to be framed by other sites (`frame-ancestors 'self'`, `X-Frame-Options:
  * SAMEORIGIN`), as README's security model asks of every page with approvals: a framing site could
  * otherwise overlay and steer the person's clicks.

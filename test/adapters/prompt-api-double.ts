@@ -21,6 +21,9 @@
 //     interface LanguageModelToolSuccess { callId; name; FrozenArray<LanguageModelToolResultContent> result; };
 //     interface LanguageModelToolError { callId; name; errorMessage; };
 //   Chromium spells the id `callID`; the classes below take either.
+// Activation (index.bs, create()): a model still to download ("downloadable" or "downloading") is
+//     created only while the page has transient activation, read when create() is called; else
+//     a "NotAllowedError" DOMException. On with `requireActivation`.
 // Refusals (index.bs, "initialize the language model" and "validating and canonicalizing a prompt"):
 //     create() whose options' availability is "unavailable" rejects with a "NotSupportedError"
 //     DOMException, and so does a prompt with content the model was not set up for; an assistant
@@ -122,6 +125,8 @@ export class LanguageModelDouble implements LanguageModelLike {
   prompts: PromptContext[] = [];
   destroyed = 0;
   failCreate?: DOMException;
+  /** create() of a model still to download needs `navigator.userActivation.isActive` when it is called. */
+  requireActivation = false;
   /**
    * A browser that reads the tools (so the probe finds its design) and still refuses them with a
    * NotSupportedError: when a session is created with tools, or at that session's first prompt.
@@ -173,6 +178,9 @@ export class LanguageModelDouble implements LanguageModelLike {
     const signal = o.signal as AbortSignal | undefined;
     signal?.throwIfAborted();
     if (this.failCreate) throw this.failCreate;
+    if (this.requireActivation && this.availabilityValue !== 'available' && !navigator.userActivation.isActive) {
+      throw new DOMException('Requires a user gesture when availability is "downloading" or "downloadable".', 'NotAllowedError');
+    }
     if (this.refuseTools === 'create' && (o.tools as unknown[] | undefined)?.length) this.refuse('The model cannot use the given tools.');
     if (this.assistantTextOnly) this.checkAssistant(o.initialPrompts);
     if (this.availabilityValue === 'unavailable') throw new DOMException('The model is not available.', 'NotSupportedError');

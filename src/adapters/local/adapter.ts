@@ -5,7 +5,7 @@
  * `prepare()` or run (./later.ts).
  */
 import type { AdapterStatus, AgentAdapter, AgentRunRequest, AgentStreamPart, ModelChoice } from '../../chat/types.js';
-import { globalLanguageModel, hasWebGPU, promptApiAvailability, slowDeviceNote } from './detect.js';
+import { globalLanguageModel, hasWebGPU, LANGUAGES, promptApiAvailability, slowDeviceNote } from './detect.js';
 import { wasmEngine } from './engines/wasm.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { DEVICE_CHECK, localIdentity } from '../identity.js';
@@ -42,7 +42,33 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     custom: typeof engine === 'object' ? engine : undefined,
     wasm: entries.some((e) => e.kind === 'wasm') ? wasmEngine({ ...wasm!, cacheName: options.cacheName, fetch: options.fetch }) : undefined,
     // The Prompt API's check is a call on `LanguageModel`; its session code loads on first use.
-    'prompt-api': lm && { check: () => promptApiAvailability(lm), load: async (_, o) => (await later()).loadPromptApi(lm, o) },
+    'prompt-api': lm && {
+      check: () => promptApiAvailability(lm),
+      load(_, { signal, progress }) {
+        // Chrome downloads its model only for a create() called while the click's activation lasts
+        // (a few seconds): it is called now, not after the session code's import() on a slow network.
+        const created = (async () =>
+          lm.create({
+            ...LANGUAGES,
+            signal,
+            monitor: (m) =>
+              m.addEventListener('downloadprogress', (e) => {
+                // The current API reports 0..1; early builds reported bytes with a total.
+                const { loaded = 0, total = 1 } = e as ProgressEvent;
+                progress({ phase: 'download', progress: total > 1 ? loaded / total : loaded });
+              }),
+          }))();
+        created.catch(() => {});
+        return later().then(
+          (l) => l.loadPromptApi(lm, signal, created),
+          (e: unknown) => {
+            // No session code to hand it to: the session is let go.
+            void created.then((s) => s.destroy(), () => {});
+            throw e;
+          },
+        );
+      },
+    },
     webgpu,
   };
 

@@ -29,7 +29,7 @@ import { CALL_CLOSE, CALL_OPEN, NOT_AN_OBJECT } from '../ids.js';
 import { formatStep, steps } from '../steps.js';
 import { answerText, toTurns as textTurns } from '../tool-format.js';
 import { why } from '../words.js';
-import type { GenerateRequest, LanguageModelContentLike, LanguageModelLike, LanguageModelSessionLike, LocalAdapterOptions, LocalEngine, LocalSession } from '../types.js';
+import type { GenerateRequest, LanguageModelContentLike, LanguageModelLike, LanguageModelSessionLike, LocalAdapterOptions, LocalSession } from '../types.js';
 
 const CHROME = "Chrome's built-in model";
 
@@ -163,22 +163,15 @@ export function nativeMessages(turns: readonly Turn[], instructions?: string): A
   return out;
 }
 
-/** Chrome's built-in model as a session (the adapter checks `availability()` itself, at once). */
-export async function loadPromptApi(lm: LanguageModelLike, { signal, progress }: Parameters<LocalEngine['load']>[1]): Promise<LocalSession> {
+/**
+ * Chrome's built-in model as a session, from the first session's `create()` (`created`), which the
+ * adapter calls itself, within the click (the adapter checks `availability()` itself, at once).
+ */
+export async function loadPromptApi(lm: LanguageModelLike, signal: AbortSignal, created: Promise<LanguageModelSessionLike>): Promise<LocalSession> {
   // Creating the first session is what downloads the model; it stays open so the browser keeps it loaded.
   let base: LanguageModelSessionLike;
   try {
-    base = await lm.create({
-      ...LANGUAGES,
-      signal,
-      monitor(m: EventTarget) {
-        m.addEventListener('downloadprogress', (e) => {
-          const { loaded = 0, total = 1 } = e as Event & { loaded?: number; total?: number };
-          // The current API reports 0..1; early builds reported bytes with a total.
-          progress({ phase: 'download', progress: total > 1 ? loaded / total : loaded });
-        });
-      },
-    });
+    base = await created;
   } catch (e) {
     if (signal.aborted) throw signal.reason;
     const name = (e as DOMException)?.name;
