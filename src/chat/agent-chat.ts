@@ -5,7 +5,7 @@ import { encodeWireName } from '../core/wire-names.js';
 import { consumerGrantsOf } from '../core/consumer-grants.js';
 import { chatConsumer } from './consumer.js';
 import { ensureContextRoot, registryContext } from '../elements/context.js';
-import { formatInput, formatRemaining } from '../elements/format-input.js';
+import { formatInput, formatRemaining, reveal } from '../elements/format-input.js';
 import type { ToolSource } from '../webmcp/types.js';
 import { lazy } from './lazy.js';
 import type { ApprovalGuard } from '../elements/approval-guard.js';
@@ -875,7 +875,7 @@ export class AgentChatElement extends LitElement {
     if (!binding) return html`<div class="approval" part="approval"><p>${p.prompt ?? 'Waiting for approval.'}</p></div>`;
     const { record } = binding;
     const inactive = this.#guard?.ready(record.confirmationId) ? 'false' : 'true';
-    return html`<div class="approval" part="approval" role="group" aria-label=${`Approval for ${p.name}`}>
+    return html`<div class="approval" part="approval" role="group" aria-label=${`Approval for ${reveal(p.name)}`}>
       <p>${p.prompt}</p>
       ${this.#renderInput(record.input)}
       <div class="actions">
@@ -904,7 +904,7 @@ export class AgentChatElement extends LitElement {
         }}
       >
         <summary part="tool-summary">
-          <span class="tool-name" part="tool-name">${p.name}</span>
+          <span class="tool-name" part="tool-name">${reveal(p.name)}</span>
           <span class="tool-state" part="tool-state">${stateLabel(p)}</span>
         </summary>
         ${this.#openCards.has(p.id) ? this.#renderToolBody(p, tool, output, untrusted) : nothing}

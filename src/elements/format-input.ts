@@ -26,17 +26,23 @@ export interface FormatInputOptions {
   maxStringLength?: number;
 }
 
-// Characters that could make the text read differently from what it is: controls, bidi overrides
-// and isolates, zero-width characters, line and paragraph separators.
-const HIDDEN = /[\0-\x1f\x7f-\x9f\xad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+// Characters that could make the text read differently from what it is: controls, format
+// characters (bidi overrides and isolates, zero-width characters, Unicode tags, which a model reads
+// as text a person cannot see), private-use and unassigned ones, other invisible ones (variation
+// selectors, fillers), line and paragraph separators.
+const HIDDEN = /[\p{C}\p{DI}\p{Zl}\p{Zp}]/gu;
+
+/** `text` with the hidden characters shown as `\uXXXX` (`\u{XXXXX}` past the BMP). */
+export const reveal = (text: string) =>
+  text.replace(HIDDEN, (c) => {
+    const n = c.codePointAt(0)!.toString(16);
+    return `\\u${c[1] ? `{${n}}` : n.padStart(4, '0')}`;
+  });
 
 /** `text` as a JSON string cut after `max` characters, the hidden characters shown as `\uXXXX`. */
 function quote(text: string, max: number): string {
   const cut = text.length > max;
-  const shown = JSON.stringify(cut ? text.slice(0, max) : text).replace(
-    HIDDEN,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  const shown = reveal(JSON.stringify(cut ? text.slice(0, max) : text));
   return cut ? `${shown} … (${text.length - max} more characters)` : shown;
 }
 
