@@ -267,7 +267,11 @@ export function filterTools(tools: readonly ChatTool[], filter: readonly string[
   );
 }
 
-/** The model-visible descriptor of a sub-agent's `delegate_to_<id>` tool. */
+/**
+ * The model-visible descriptor of a sub-agent's `delegate_to_<id>` tool. Its answer is model output
+ * that may repeat what its own tools read (third-party text, an injected instruction): the parent
+ * model reads it as data.
+ */
 export function delegateDescriptor(agent: WebAgent): ToolDescriptor {
   const summary = agent.instructions.trim().split('\n')[0]!.slice(0, 240);
   return {
@@ -279,5 +283,6 @@ export function delegateDescriptor(agent: WebAgent): ToolDescriptor {
       required: ['task'],
       additionalProperties: false,
     },
+    untrustedOutput: true,
   };
 }
