@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLocalAdapter } from '../../src/adapters/local/index.js';
+import { toolCallGrammar } from '../../src/adapters/local/grammar.js';
 import type { GenerateRequest, LocalEngine } from '../../src/adapters/local/types.js';
 import type { AgentStreamPart, ToolDescriptor } from '../../src/chat/types.js';
 
@@ -55,5 +56,63 @@ describe('local adapter: the live tools at every step', () => {
     assert.doesNotMatch(steps[1]!.grammar!, /open_cart/);
     assert.match(steps[1]!.system, /"name":"checkout"/);
     assert.doesNotMatch(steps[1]!.system, /"name":"open_cart"/);
+  });
+});
+
+describe('local adapter: one grammar build for the same tools', () => {
+  it("a run's steps over the same tools walk their schemas once; a tool whose schema object changes is built again", async () => {
+    // Schema nodes the grammar builder visits, counted as reads of `$ref` (which it reads on every
+    // node and the tools prompt's JSON.stringify never does: the schemas have no such key).
+    let visits = 0;
+    const watched = (v: unknown): unknown => (v && typeof v == 'object' ? new Proxy(v, { get: (t, k) => (k === '$ref' && visits++, watched(Reflect.get(t, k))) }) : v);
+    const schema = (total: number) =>
+      watched({ type: 'object', properties: { n: { enum: [1, 2] }, note: { type: 'string', maxLength: 20 }, items: { type: 'array', items: { type: 'object', properties: { total: { const: total } } } } }, required: ['n'] }) as ToolDescriptor['inputSchema'];
+    const descriptors = [tool('open_cart', schema(7)), tool('checkout', schema(42))];
+    const call = '<tool_call>\n{"name":"open_cart","arguments":{"n":1}}\n</tool_call>';
+    const outputs = [call, call, call, 'Done.'];
+    const grammars: string[] = [];
+    const engine: LocalEngine = {
+      check: async () => ({ state: 'cached' }),
+      load: async () => ({
+        async generate(req) {
+          grammars.push(req.grammar!);
+          const out = outputs[grammars.length - 1]!;
+          req.onText(out);
+          return out;
+        },
+        dispose() {},
+      }),
+    };
+    const adapter = createLocalAdapter({ models: [{ id: 'm', label: 'M', brief: '' }], engine, toolChoice: 'required', id: `memo-${Date.now()}` });
+    toolCallGrammar(descriptors, 'auto');
+    const once = visits;
+    assert.ok(once > 0);
+    visits = 0;
+    let calls = 0;
+    const parts: AgentStreamPart[] = [];
+    for await (const p of adapter.run({
+      messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Check out.' }] }],
+      // A new list at every read, as the chat's is, of the same descriptors until the third call.
+      get tools() {
+        return [...descriptors];
+      },
+      signal: new AbortController().signal,
+      callTool: async () => {
+        if (++calls == 3) descriptors[1] = tool('checkout', schema(43));
+        return { content: [{ type: 'text', text: 'ok' }] };
+      },
+    }))
+      parts.push(p);
+    // Steps one to three built once, the fourth (a new schema object) again; not once per step.
+    assert.equal(visits, once * 2, `${visits} schema nodes visited where one build visits ${once}`);
+
+    assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'stop' });
+    assert.equal(grammars.length, 4);
+    // The first step forces a call, the later ones may answer in text: same rules, another root.
+    assert.equal(grammars[0], toolCallGrammar([descriptors[0]!, tool('checkout', schema(42))], 'required'));
+    assert.equal(grammars[1], grammars[0]!.replace(/^root ::= call$/m, 'root ::= call | text'));
+    assert.equal(grammars[2], grammars[1]);
+    assert.match(grammars[3]!, /43/);
+    assert.doesNotMatch(grammars[3]!, /42/);
   });
 });

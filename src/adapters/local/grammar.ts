@@ -150,10 +150,9 @@ export function schemaGrammar(schema: unknown): string {
   return render(rules, `root ::= ${build(schema, 'r', rules)}`);
 }
 
-// The grammar of one model turn, built one tool at a time; it pauses (yields) between tools once
-// a slice's work is done.
-function* sliced(tools: readonly ToolDescriptor[], choice: ToolChoice): Generator<void, string | undefined> {
-  if (choice == 'none' || !tools.length) return;
+// The tool-call rule and the rules it needs (the part of a turn's grammar the tool choice leaves
+// alone), built one tool at a time; it pauses (yields) between tools once a slice's work is done.
+function* callRules(tools: readonly ToolDescriptor[]): Generator<void, string[]> {
   const rules = new Map<string, string>();
   const calls: string[] = [];
   let start = work;
@@ -161,13 +160,23 @@ function* sliced(tools: readonly ToolDescriptor[], choice: ToolChoice): Generato
     if (work - start > SLICE) yield void (start = work);
     calls.push(`${literal(`{"name":${JSON.stringify(t.name)},"arguments":`)} ${build(t.inputSchema ?? {}, `t${calls.length}`, rules)} "}"`);
   }
-  return render(
-    rules,
-    `call ::= "<tool_call>\\n" ( ${calls.join(' | ')} ) "\\n</tool_call>"`,
-    `root ::= call${choice == 'required' ? '' : ' | text'}`,
-    `text ::= [^<\\x00${NOT_SCALAR}] [^\\x00${NOT_SCALAR}]*`,
-  );
+  return [`call ::= "<tool_call>\\n" ( ${calls.join(' | ')} ) "\\n</tool_call>"`, ...[...rules].map(([name, body]) => `${name} ::= ${body}`)];
 }
+
+const turn = ([call, ...rules]: string[], choice: ToolChoice) =>
+  [call, `root ::= call${choice == 'required' ? '' : ' | text'}`, `text ::= [^<\\x00${NOT_SCALAR}] [^\\x00${NOT_SCALAR}]*`, ...rules].join('\n') + BASE;
+
+/**
+ * The last tool list a grammar was built for (each tool's name and schema object) and its rules:
+ * `toolCallGrammarSliced` given the same memo builds nothing while the tools stay the same.
+ */
+export interface GrammarMemo {
+  tools?: [string, unknown][];
+  rules?: string[];
+}
+
+const same = (memo: GrammarMemo, tools: readonly ToolDescriptor[]) =>
+  memo.tools?.length == tools.length && tools.every((t, i) => memo.tools![i]![0] === t.name && memo.tools![i]![1] === t.inputSchema);
 
 /**
  * The grammar of one model turn in the `<tool_call>` format (see tool-format.ts): with `auto`, text
@@ -175,20 +184,28 @@ function* sliced(tools: readonly ToolDescriptor[], choice: ToolChoice): Generato
  * no tools), `undefined`: no constraint.
  */
 export function toolCallGrammar(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto'): string | undefined {
-  const g = sliced(tools, choice);
+  if (choice == 'none' || !tools.length) return;
+  const g = callRules(tools);
   let r;
   while (!(r = g.next()).done);
-  return r.value;
+  return turn(r.value, choice);
 }
 
 /**
  * `toolCallGrammar`, built in slices with the event loop let run between them (`scheduler.yield()`
  * where the browser has it), so many large tools make no long task on the page's main thread.
+ * With a `memo`, a later call for the same tools (same names, same schema objects) reuses the
+ * rules built last time: a run's steps walk the schemas once.
  */
-export async function toolCallGrammarSliced(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto'): Promise<string | undefined> {
-  const g = sliced(tools, choice);
-  const s = (globalThis as { scheduler?: { yield?(): Promise<void> } }).scheduler;
-  let r;
-  while (!(r = g.next()).done) await (s?.yield ? s.yield() : new Promise((go) => setTimeout(go)));
-  return r.value;
+export async function toolCallGrammarSliced(tools: readonly ToolDescriptor[], choice: ToolChoice = 'auto', memo: GrammarMemo = {}): Promise<string | undefined> {
+  if (choice == 'none' || !tools.length) return;
+  if (!same(memo, tools)) {
+    const key = tools.map((t): [string, unknown] => [t.name, t.inputSchema]);
+    const g = callRules(tools);
+    const s = (globalThis as { scheduler?: { yield?(): Promise<void> } }).scheduler;
+    let r;
+    while (!(r = g.next()).done) await (s?.yield ? s.yield() : new Promise((go) => setTimeout(go)));
+    [memo.tools, memo.rules] = [key, r.value];
+  }
+  return turn(memo.rules!, choice);
 }

@@ -7,7 +7,7 @@
 import type { AgentRunRequest, AgentStreamPart } from '../../chat/types.js';
 import { AdapterError, errorText } from '../shared/errors.js';
 import { toolLoop, type Step } from '../shared/loop.js';
-import { toolCallGrammarSliced } from './grammar.js';
+import { toolCallGrammarSliced, type GrammarMemo } from './grammar.js';
 import { parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { LocalAdapterOptions, LocalSession } from './types.js';
 
@@ -15,6 +15,8 @@ import type { LocalAdapterOptions, LocalSession } from './types.js';
 export function formatStep(s: Pick<LocalSession, 'generate'>, options: LocalAdapterOptions, marker: string): Step {
   const first = options.toolChoice ?? 'auto';
   let n = 0;
+  // The run's steps mostly see the same tools: their grammar is built once.
+  const memo: GrammarMemo = {};
   return async function* ({ messages, tools, instructions, signal }) {
     // A forced (or forbidden) call applies to the run's first step; later steps may answer in text.
     const choice = n++ && first != 'none' ? 'auto' : first;
@@ -24,7 +26,7 @@ export function formatStep(s: Pick<LocalSession, 'generate'>, options: LocalAdap
     let wake = () => {};
     let done = false;
     // Many large tools take tens of milliseconds to build for: built in slices the page runs between.
-    const grammar = await toolCallGrammarSliced(tools, choice);
+    const grammar = await toolCallGrammarSliced(tools, choice, memo);
     const generation = s
       .generate({
         turns: toTurns(messages, [instructions, toolsPrompt(tools)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: options.maxToolOutputChars }),
