@@ -1,0 +1,51 @@
+// A run request built by hand, by a consumer other than <agent-chat>: what it leaves out or gets
+// wrong ends the run with an error part that names it, never an engine's TypeError thrown or quoted.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAnthropicAdapter, createCloudAdapter, createOpenAICompatibleAdapter } from '../../src/adapters/index.js';
+import type { AgentRunRequest, AgentStreamPart } from '../../src/chat/types.js';
+
+const unreachable = async (): Promise<Response> => {
+  throw new Error('no request may be sent for a malformed run request');
+};
+const adapters = [
+  createOpenAICompatibleAdapter({ baseUrl: 'http://model.test/v1', model: 'm', check: false, fetch: unreachable }),
+  createAnthropicAdapter({ model: 'm', check: false, fetch: unreachable }),
+  createCloudAdapter({ endpoint: 'http://app.test/api/chat', agent: 'a', check: false, fetch: unreachable }),
+];
+const whole = {
+  messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+  tools: [{ name: 't', description: '', inputSchema: { type: 'object' } }],
+  signal: new AbortController().signal,
+  callTool: async () => ({ content: [] }),
+};
+
+describe('HTTP adapters: a malformed run request', () => {
+  const cases: [string, unknown, RegExp][] = [
+    ['no request at all', undefined, /req\.messages/],
+    ['no messages', { ...whole, messages: undefined }, /req\.messages/],
+    ['a null message', { ...whole, messages: [null] }, /req\.messages/],
+    ['no tools', { ...whole, tools: undefined }, /req\.tools/],
+    ['a null tool', { ...whole, tools: [null] }, /req\.tools/],
+    ['tools that are not an array', { ...whole, tools: 'all' }, /req\.tools/],
+    ['no signal', { ...whole, signal: undefined }, /req\.signal/],
+    ['no callTool', { ...whole, callTool: undefined }, /req\.callTool/],
+  ];
+  for (const [name, req, words] of cases) {
+    it(`${name}: one bad_request error part naming what is wrong, nothing sent`, async () => {
+      for (const adapter of adapters) {
+        let parts: AgentStreamPart[] = [];
+        for await (const p of adapter.run(req as AgentRunRequest)) parts.push(p);
+        // Tools are read as a step starts (a getter, read once per step): its message-start comes first.
+        if (parts[0]?.type === 'message-start' && /tool/.test(name)) parts = parts.slice(1);
+        assert.equal(parts.length, 1, `${adapter.id}: ${JSON.stringify(parts)}`);
+        const [part] = parts as [Extract<AgentStreamPart, { type: 'error' }>];
+        assert.equal(part.type, 'error');
+        assert.equal(part.code, 'bad_request');
+        assert.match(part.error, words);
+        assert.doesNotMatch(part.error, /Cannot read|is not|undefined \(reading/);
+        assert.deepEqual(adapter.status?.(), { state: 'ready' });
+      }
+    });
+  }
+});
