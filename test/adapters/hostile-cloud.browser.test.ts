@@ -53,4 +53,32 @@ describe('<agent-chat> + createCloudAdapter: a hostile server', () => {
     expect(names[0]).to.equal('domain_devices__disable\\u{e0078}');
     expect(approval.getAttribute('aria-label')).to.equal('Approval for domain_devices__disable');
   });
+
+  it('an event that never ends (one endless line) ends the run with a network error, and the response is cancelled', async () => {
+    let sent = 0;
+    let cancelled = false;
+    const chunk = new TextEncoder().encode('x'.repeat(1 << 20));
+    const fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start: (c) => c.enqueue(new TextEncoder().encode('data: {"type":"text-delta","delta":"')),
+          pull: (c) => {
+            // Far past any real event; the page would run out of memory long before a stall fired.
+            if (++sent > 200) return c.close();
+            c.enqueue(chunk);
+          },
+          cancel: () => void (cancelled = true),
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    const adapter = createCloudAdapter({ endpoint: '/api/chat', agent: 'devices', check: false, fetch });
+    const { chat } = await chatPage({ adapters: adapter });
+    chat.send('hello');
+    await waitUntil(() => chat.session.status !== 'running', 'run ended', { timeout: 8000 });
+    expect(chat.session.status).to.equal('error');
+    expect(chat.session.error).to.include({ code: 'network' });
+    expect(chat.session.error!.error).to.match(/^The chat server sent a stream event over \d+ MB/);
+    expect(cancelled).to.equal(true);
+    expect(sent).to.be.below(20);
+  });
 });

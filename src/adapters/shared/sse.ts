@@ -10,6 +10,9 @@ import { AdapterError } from './errors.js';
 
 export type Fetch = typeof fetch;
 
+/** Longest stream event, in characters: tool arguments are refused past 1 MB, and JSON may double them. */
+const MAX_EVENT = 8e6;
+
 /** Default idle limit: the longest wait for response headers or for the next chunk of a stream. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -65,7 +68,14 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     if (!reader) throw cutOff(o.who);
     // One read per network chunk, its events parsed at once: the stall timer is re-armed per chunk.
     const queue: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (e) => queue.push(e) });
+    const parser = createParser({
+      onEvent: (e) => queue.push(e),
+      // One event that never ends (no real one comes near this) would be held until memory ran out.
+      maxBufferSize: MAX_EVENT,
+      onError: (e) => {
+        if (e.type === 'max-buffer-size-exceeded') throw networkError(`${o.who} sent a stream event over ${MAX_EVENT / 1e6} MB`);
+      },
+    });
     // A streaming decoder keeps a character split across network chunks whole.
     const decoder = new TextDecoder();
     for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
