@@ -2,7 +2,7 @@
 // wrong ends the run with an error part that names it, never an engine's TypeError thrown or quoted.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAnthropicAdapter, createCloudAdapter, createOpenAICompatibleAdapter } from '../../src/adapters/index.js';
+import { createAnthropicAdapter, createCloudAdapter, createLocalAdapter, createOpenAICompatibleAdapter } from '../../src/adapters/index.js';
 import type { AgentRunRequest, AgentStreamPart } from '../../src/chat/types.js';
 
 const unreachable = async (): Promise<Response> => {
@@ -19,6 +19,23 @@ const whole = {
   signal: new AbortController().signal,
   callTool: async () => ({ content: [] }),
 };
+
+describe('the local adapter: tools that are not a list of tools', () => {
+  it('end the run with a bad_request error part naming req.tools, not an engine TypeError', async () => {
+    const local = createLocalAdapter({
+      models: [{ id: 'a', label: 'A', brief: 'b' }],
+      engine: { check: async () => ({ state: 'cached' }), load: async () => ({ generate: async () => 'hello', dispose() {} }) },
+    });
+    for (const tools of [undefined, [null], 'all']) {
+      const parts: AgentStreamPart[] = [];
+      for await (const p of local.run({ ...whole, tools } as unknown as AgentRunRequest)) parts.push(p);
+      const last = parts.at(-1) as Extract<AgentStreamPart, { type: 'error' }>;
+      assert.equal(last.type, 'error', JSON.stringify(parts));
+      assert.equal(last.code, 'bad_request');
+      assert.match(last.error, /^run\(req\): req\.tools .* is missing or malformed\.$/);
+    }
+  });
+});
 
 describe('HTTP adapters: a malformed run request', () => {
   const cases: [string, unknown, RegExp][] = [

@@ -30,34 +30,11 @@ export interface HttpAdapterSpec {
  */
 function malformed(req: AgentRunRequest | undefined): string | undefined {
   const r = (req ?? {}) as Partial<AgentRunRequest>;
+  // The tools are a getter read at each step, never ahead: the loop checks them there.
   if (!Array.isArray(r.messages) || r.messages.some((m) => !m || typeof m !== 'object')) return 'messages (an array of messages)';
   if (typeof r.signal?.aborted !== 'boolean') return 'signal (an AbortSignal)';
   if (typeof r.callTool !== 'function') return 'callTool (a function)';
 }
-
-const TOOLS = 'tools (an array of { name, description, inputSchema })';
-
-/**
- * What the loop reads of `req`, read through to it (a consumer's class keeps its `this`), with the
- * tools checked at each step's read: a getter, read once per step and never ahead.
- */
-const checkedTools = (req: AgentRunRequest): AgentRunRequest => ({
-  get messages() {
-    return req.messages;
-  },
-  get signal() {
-    return req.signal;
-  },
-  get agent() {
-    return req.agent;
-  },
-  callTool: (call) => req.callTool(call),
-  get tools() {
-    const tools: unknown = req.tools;
-    if (Array.isArray(tools) && tools.every((t) => typeof (t as { name?: unknown })?.name === 'string')) return tools;
-    throw new AdapterError('bad_request', `run(req): req.${TOOLS} is missing or malformed.`);
-  },
-});
 
 /** The adapter, plus `recheck()` to run the connection check now (after starting a server, say). */
 export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
@@ -131,7 +108,7 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     async *run(req) {
       const bad = malformed(req);
       if (bad) return yield { type: 'error', error: `run(req): req.${bad} is missing or malformed; <agent-chat> passes { messages, tools, signal, callTool }.`, code: 'bad_request' };
-      for await (const part of toolLoop(checkedTools(req), (input) => s.step(input, post(input.signal)), o.maxSteps)) {
+      for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
         // The loop's error parts always carry a code.
         if (part.type === 'error') report(part.code, part.error);
         else if (part.type === 'step-finish') report();

@@ -112,6 +112,9 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       calls = [];
       yield { type: 'message-start', messageId };
       const tools = req.tools;
+      // A request built by hand (not by the chat) may hold anything here.
+      if (!Array.isArray(tools) || !tools.every((t) => typeof t?.name === 'string'))
+        throw new AdapterError('bad_request', 'run(req): req.tools (an array of { name, description, inputSchema }) is missing or malformed.');
       for await (const p of step({ messages, tools, agent: req.agent, instructions: req.agent?.instructions, signal })) {
         const { providerMetadata } = p as { providerMetadata?: ProviderMetadata };
         const meta = providerMetadata && { providerMetadata };
