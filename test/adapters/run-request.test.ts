@@ -20,12 +20,24 @@ const whole = {
   callTool: async () => ({ content: [] }),
 };
 
-describe('the local adapter: tools that are not a list of tools', () => {
-  it('end the run with a bad_request error part naming req.tools, not an engine TypeError', async () => {
-    const local = createLocalAdapter({
-      models: [{ id: 'a', label: 'A', brief: 'b' }],
-      engine: { check: async () => ({ state: 'cached' }), load: async () => ({ generate: async () => 'hello', dispose() {} }) },
-    });
+describe('the local adapter: a malformed run request', () => {
+  const local = createLocalAdapter({
+    models: [{ id: 'a', label: 'A', brief: 'b' }],
+    engine: { check: async () => ({ state: 'cached' }), load: async () => ({ generate: async () => 'hello', dispose() {} }) },
+  });
+
+  it('no request, no messages, no signal or no callTool: one bad_request error part naming them', async () => {
+    for (const req of [undefined, { ...whole, messages: undefined }, { ...whole, signal: undefined }, { ...whole, callTool: undefined }]) {
+      const parts: AgentStreamPart[] = [];
+      for await (const p of local.run(req as unknown as AgentRunRequest)) parts.push(p);
+      assert.equal(parts.length, 1, JSON.stringify(parts));
+      const [part] = parts as [Extract<AgentStreamPart, { type: 'error' }>];
+      assert.equal(part.code, 'bad_request');
+      assert.match(part.error, /^run\(req\): req\.messages, req\.signal and req\.callTool must be given/);
+    }
+  });
+
+  it('tools that are not a list of tools end the run with a bad_request error part naming req.tools, not an engine TypeError', async () => {
     for (const tools of [undefined, [null], 'all']) {
       const parts: AgentStreamPart[] = [];
       for await (const p of local.run({ ...whole, tools } as unknown as AgentRunRequest)) parts.push(p);

@@ -256,6 +256,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   }
 
   async function* run(req: AgentRunRequest): AsyncGenerator<AgentStreamPart> {
+    // A request built by hand (not by the chat): in words, not an engine's TypeError. The loop checks the tools.
+    if (!Array.isArray(req?.messages) || typeof req.signal?.aborted != 'boolean' || typeof req.callTool != 'function')
+      return yield { type: 'error', error: 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.', code: 'bad_request' };
     await ensureChecked();
     if (running) return yield { type: 'error', error: 'A reply is already being written.', code: 'bad_request' };
     running = true;
