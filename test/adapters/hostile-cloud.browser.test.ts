@@ -81,4 +81,34 @@ describe('<agent-chat> + createCloudAdapter: a hostile server', () => {
     expect(cancelled).to.equal(true);
     expect(sent).to.be.below(20);
   });
+
+  it('a server that streams faster than the page reads: the page still runs its own tasks, so Stop ends the run', async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const enc = new TextEncoder();
+    const events = enc.encode(`data: ${JSON.stringify({ type: 'text-delta', delta: 'word ' })}\n\n`.repeat(1000));
+    // Every read finds data waiting, as it does when the network outpaces the page.
+    const fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (c) => (++pulled > 400 ? c.close() : c.enqueue(events)),
+          cancel: () => void (cancelled = true),
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    const adapter = createCloudAdapter({ endpoint: '/api/chat', agent: 'devices', check: false, fetch });
+    const { chat } = await chatPage({ adapters: adapter });
+    let at = -1;
+    chat.send('hello');
+    // A task of the page's own, as a click on Stop is: it used to run only once the stream had ended.
+    setTimeout(() => {
+      at = pulled;
+      chat.stop();
+    });
+    await waitUntil(() => chat.session.status !== 'running', 'run ended', { timeout: 20000 });
+    expect(at).to.be.within(1, 399);
+    expect(chat.session.status).to.equal('aborted');
+    await waitUntil(() => cancelled, 'response cancelled');
+    expect(pulled).to.be.below(400);
+  });
 });

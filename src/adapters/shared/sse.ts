@@ -78,6 +78,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     });
     // A streaming decoder keeps a character split across network chunks whole.
     const decoder = new TextDecoder();
+    let paused = Date.now();
     for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
       arm();
       chunk = await reader.read().catch(fail);
@@ -85,6 +86,12 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
       // the missing end-of-stream event and reports a cut-off reply.
       parser.feed(decoder.decode(chunk.value, { stream: !chunk.done }));
       yield* queue.splice(0);
+      // A server faster than the page keeps every read resolved at once: without a task boundary
+      // now and then, the page could neither render nor take a click (Stop) until the stream ended.
+      if (Date.now() - paused > 50) {
+        await new Promise((r) => setTimeout(r));
+        paused = Date.now();
+      }
     }
   } finally {
     clearTimeout(timer);
