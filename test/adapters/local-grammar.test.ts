@@ -100,15 +100,17 @@ describe('local adapter: grammars from JSON Schemas', () => {
         { type: 'string', maxLength: 40 },
         { enum: ['a', 'b', 'c', 'd'] },
         { type: 'array', items: { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'string' } }, required: ['x'] }, maxItems: 5 },
-        { anyOf: [{ type: 'string' }, { type: 'object', properties: { z: { type: 'number' } } }] },
+        { anyOf: [{ type: 'string' }, { type: 'object', properties: { z: { type: 'number' } } }, ...Array.from({ length: 80 }, (_, j) => ({ const: j }))] },
         { type: ['boolean', 'null'] },
       ][k % 5];
-    const tools = Array.from({ length: 300 }, (_, i) => ({
+    // Wide rather than many: under the grammar's rule limit, so every schema is walked.
+    const tools = Array.from({ length: 30 }, (_, i) => ({
       name: `tool_${i}`,
       description: '',
-      inputSchema: watched({ type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`a${k}`, property(k)])), required: ['a0'] }),
+      inputSchema: watched({ type: 'object', properties: Object.fromEntries(Array.from({ length: 15 }, (_, k) => [`a${k}`, property(k)])), required: ['a0'] }),
     })) as ToolDescriptor[];
     const whole = toolCallGrammar(tools, 'required');
+    assert.doesNotMatch(whole!, /"arguments\\":" value /);
     const total = reads;
     reads = 0;
     // One turn of the event loop after another, each noting the reads since the one before.
@@ -128,5 +130,28 @@ describe('local adapter: grammars from JSON Schemas', () => {
     assert.equal(reads, total);
     const busy = slices.filter(Boolean);
     assert.ok(busy.length >= 10 && Math.max(...busy) <= total / 10, `${busy.length} slices of ${total} reads, the largest ${Math.max(...busy)}`);
+  });
+
+  it('stops walking schemas once the rule limit is reached: the tools past it are not read, and their arguments are any JSON', async () => {
+    // Reads of each tool's property schemas (a Proxy's), by tool.
+    const reads: number[] = [];
+    const watched = (v: unknown, tool: number): unknown =>
+      v && typeof v == 'object' ? new Proxy(v, { get: (t, k) => ((reads[tool] = (reads[tool] ?? 0) + 1), watched(Reflect.get(t, k), tool)) }) : v;
+    const property = { type: 'object', properties: { x: { type: 'integer' }, y: { type: 'string', maxLength: 9 } }, required: ['x'] };
+    const tools = Array.from({ length: 60 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: '',
+      inputSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`a${k}`, watched(structuredClone(property), i)])), required: ['a0'] },
+    })) as ToolDescriptor[];
+    const g = toolCallGrammar(tools, 'auto')!;
+    await parses(g);
+    // The limit is shared: the first tools are constrained, the last ones are not.
+    assert.match(g, /"\{\\"name\\":\\"tool_0\\",\\"arguments\\":" t0-obj-\w+ "\}"/);
+    const open = tools.filter((t) => g.includes(`${literal(`{"name":"${t.name}","arguments":`)} value "}"`)).length;
+    assert.ok(open >= 10 && open < 60, `${open} tools unconstrained`);
+    // A tool past the limit costs a look at its top-level schema, not a walk of its properties (the
+    // first unconstrained tool may be the one the limit was reached in, read up to that point).
+    assert.deepEqual(reads.slice(60 - open + 1).filter(Boolean), [], `reads of the unconstrained tools' properties: ${reads.slice(60 - open)}`);
+    assert.equal(await toolCallGrammarSliced(tools, 'auto'), g);
   });
 });

@@ -61,8 +61,11 @@ function build(root: unknown, prefix: string, rules: Map<string, string>): strin
   const refs = new Map<string, string>();
   let n = 0;
   const name = (kind: string) => `${prefix}-${kind}-${(n++).toString(36)}`;
+  // Past the rule limit every new rule is `value`: an array or object is then not walked at all,
+  // since whatever its parts gave, it would come out as `value`.
+  const full = () => rules.size > MAX_RULES;
   const add = (kind: string, body: string) => {
-    if (rules.size > MAX_RULES) return 'value';
+    if (full()) return 'value';
     const rule = name(kind);
     rules.set(rule, body);
     return rule;
@@ -90,8 +93,9 @@ function build(root: unknown, prefix: string, rules: Map<string, string>): strin
       return add('str', `"\\"" char{${max === undefined ? min + ',' : Math.min(min, max) + ',' + max}} "\\""`);
     }
     if (type == 'array') {
-      const item = deeper(s.items ?? {});
       const max = count(s.maxItems);
+      if (full()) return max === 0 ? '"[]"' : 'value';
+      const item = deeper(s.items ?? {});
       // minItems over maxItems cannot be met: the grammar keeps to maxItems and the validator refuses.
       const min = Math.min(count(s.minItems) ?? 0, max ?? Infinity);
       if (max === 0) return '"[]"';
@@ -100,6 +104,8 @@ function build(root: unknown, prefix: string, rules: Map<string, string>): strin
     }
     if (type != 'object') return type as string;
     const properties = Object.entries(isObject(s.properties) ? s.properties : {});
+    // Listing them is work too: past the rule limit it is all an object costs.
+    work += properties.length;
     // No declared properties: an empty object when nothing else is allowed, else any object.
     if (!properties.length) return s.additionalProperties === false ? '"{}"' : 'object';
     const required = Array.isArray(s.required) ? s.required : [];
@@ -109,6 +115,7 @@ function build(root: unknown, prefix: string, rules: Map<string, string>): strin
     let first = '""';
     let later = '""';
     for (let i = properties.length; i--; ) {
+      if (full()) return 'value';
       const [key, sub] = properties[i]!;
       const pair = `${literal(JSON.stringify(key) + ':')} ${deeper(sub)} ${later}`;
       const optional = !required.includes(key);
