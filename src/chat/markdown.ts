@@ -5,7 +5,8 @@
  * renderer turns them into elements itself:
  * - never `innerHTML`: raw HTML in model output arrives as text and stays text;
  * - links only for `https:`, `http:` and `mailto:`, opened in a new tab with `rel="noopener noreferrer"`;
- *   any other scheme (`javascript:`, `data:`) leaves the link text without a link;
+ *   any other scheme (`javascript:`, `data:`) leaves the link text without a link, and so does link
+ *   text written as an address of another site;
  * - no remote images by default (an image URL can carry data out of the page): an image shows as
  *   its alt text and address, as text.
  */
@@ -159,7 +160,10 @@ function setAttr(data: RenderData, type: number, value: string): void {
   const el = data.nodes[data.nodes.length - 1]!;
   if (type === smd.HREF && el instanceof HTMLAnchorElement) {
     const href = safeHref(value);
-    if (href) el.href = href;
+    // Text that reads as an address must be that site's: [https://bank.example](https://evil.example) is no link.
+    const shown = /^(https?:\/\/|www\.)\S+$/i.exec(el.textContent!.trim())?.[0];
+    const site = (url?: string) => url?.split('/')[2];
+    if (href && (!shown || site(safeHref(/^w/i.test(shown) ? `https://${shown}` : shown)) === site(href))) el.href = href;
     // An unsafe target stays text: an anchor without href is not a link.
     else el.removeAttribute('target');
   } else if (type === smd.SRC && el.hasAttribute('data-image')) {

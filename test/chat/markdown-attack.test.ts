@@ -190,6 +190,27 @@ describe('Markdown from an attacker', () => {
     expect(deep.textContent).to.contain('deep');
   });
 
+  it('a link whose text reads as an address goes only to that site: [https://bank.example](https://evil.example) is text, not a link', () => {
+    const links = (text: string) => {
+      const root = document.createElement('div');
+      renderMarkdown(root, text);
+      return [...root.querySelectorAll('a[href]')].map((a) => (a as HTMLAnchorElement).href);
+    };
+    for (const spoof of [
+      '[https://bank.example/login](https://evil.example/login)',
+      '[http://bank.example](https://bank.example.evil.example/)',
+      '[www.bank.example](https://evil.example)',
+      '[ HTTPS://BANK.EXAMPLE ](https://evil.example)',
+      '[https://bank.example](mailto:me@evil.example)',
+    ])
+      expect(links(spoof), spoof).to.deep.equal([]);
+    expect(links('[https://bank.example](https://bank.example/login)')).to.deep.equal(['https://bank.example/login']);
+    expect(links('[www.bank.example/help](https://www.bank.example/help)')).to.deep.equal(['https://www.bank.example/help']);
+    expect(links('[your bank](https://bank.example/)')).to.deep.equal(['https://bank.example/']);
+    expect(links('see https://bank.example/a?b=1 now')).to.deep.equal(['https://bank.example/a?b=1']);
+    expect(links('[mail us](mailto:help@bank.example)')).to.deep.equal(['mailto:help@bank.example']);
+  });
+
   it('<agent-chat>: a reply, a tool name, a tool error and a trusted tool output carrying payloads run nothing', async () => {
     const evil = PAYLOADS.join('\n\n');
     const adapter = {
