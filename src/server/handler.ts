@@ -259,8 +259,15 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   if (!o.agents || typeof o.agents !== 'object' || (Array.isArray(o.agents) && !o.agents.every((a) => typeof a?.id === 'string')))
     throw new TypeError('createChatHandler: agents must be a list of { id, instructions } or a record of { instructions } by id.');
   const limits = o.limits ?? {};
-  const maxBody = limits.maxBodyBytes ?? 1_000_000;
-  const perMinute = limits.requestsPerMinute ?? 60;
+  /**
+   * A limit that is not a number (`'60'`, NaN) falls back to its default, and those that must be
+   * positive are at least 1: a mistyped limit compared false everywhere and meant no limit at all.
+   */
+  const limit = (v: unknown, fallback: number, least = 0) => Math.max(least, typeof v === 'number' && v === v ? v : fallback);
+  const maxBody = limit(limits.maxBodyBytes, 1_000_000);
+  const perMinute = limit(limits.requestsPerMinute, 60, 1);
+  const maxTools = limit(limits.maxTools, 128);
+  const maxOutputTokens = limit(limits.maxOutputTokens, 4096, 1);
   const now = o.now ?? Date.now;
   const agents = new Map<string, ChatAgentConfig>(
     Array.isArray(o.agents) ? o.agents.map((a) => [a.id, a]) : Object.entries(o.agents as Record<string, ChatAgentConfig>),
@@ -321,7 +328,6 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const turns = toTurns(messages, tools, marker, limits);
     const model = agent.model ?? p.model;
     const post: PostOptions = { fetch: p.fetch, signal, timeoutMs: p.timeoutMs, who: 'The model provider', quiet: true, headers: {} };
-    const maxOutputTokens = limits.maxOutputTokens ?? 4096;
     if (p.kind === 'anthropic') {
       post.headers = { 'anthropic-version': p.version ?? '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...p.headers };
       return anthropicStep(`${anthropicBase(p.baseUrl)}/v1/messages`, anthropicBody(turns, tools, agent.instructions, { model, maxOutputTokens, thinking: p.thinking }), post);
@@ -365,7 +371,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (!agent) return refuse('bad_request', typeof body.agent === 'string' ? `There is no agent ${JSON.stringify(body.agent.slice(0, 80))}.` : 'The request names no agent.');
       const messages = checkMessages(body.messages);
       if (typeof messages === 'string') return refuse('bad_request', `Bad messages: ${messages}.`);
-      let tools = checkTools(body.tools, limits.maxTools ?? 128);
+      let tools = checkTools(body.tools, maxTools);
       if (typeof tools === 'string') return refuse('bad_request', `Bad tools: ${tools}.`);
       if (agent.tools) {
         // The same rule as the page's own filter (defineWebAgent's `tools`): a wire name, or a

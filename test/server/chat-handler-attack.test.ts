@@ -382,6 +382,44 @@ describe('createChatHandler: the output token limit, as each server takes it', (
   });
 });
 
+describe('createChatHandler: limits that are not numbers', () => {
+  const ok = () => eventStream(sse(F.text('ok')));
+  const ask = (extra: Record<string, unknown> = {}) =>
+    post(JSON.stringify({ agent: 'shop', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], tools: [], ...extra }));
+
+  it('fall back to their defaults instead of meaning no limit (NaN and strings compared false everywhere)', async () => {
+    for (const mistyped of [NaN, '10', undefined]) {
+      const limits = { requestsPerMinute: mistyped, maxBodyBytes: mistyped, maxTools: mistyped, maxOutputTokens: mistyped, maxToolOutputChars: mistyped } as never;
+      const { h, seen } = handler(ok, { limits, clientId: () => 'one client' });
+      const statuses: number[] = [];
+      for (let i = 0; i < 61; i++) statuses.push((await h(ask())).status);
+      assert.deepEqual([statuses.filter((s) => s === 200).length, statuses.at(-1)], [60, 429], `requestsPerMinute ${mistyped}`);
+      const other = handler(ok, { limits, clientId: () => `c${Math.random()}` });
+      assert.equal((await other.h(post('x'.repeat(1_000_001)))).status, 413, `maxBodyBytes ${mistyped}`);
+      const tools = Array.from({ length: 129 }, (_, i) => ({ name: `t${i}`, description: '', inputSchema: { type: 'object' } }));
+      const many = await other.h(ask({ tools }));
+      assert.equal(many.status, 400, `maxTools ${mistyped}`);
+      assert.match((await many.json()).error, /at most 128/);
+      const long = { id: 'a1', role: 'assistant', parts: [{ type: 'tool', id: 'c1', name: 't0', input: {}, state: 'done', output: { content: [{ type: 'text', text: 'y'.repeat(25_000) }] } }] };
+      await (await other.h(ask({ messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }, long] }))).text();
+      const sent = other.seen.at(-1)!.body as { max_tokens: number; messages: { role: string; content: string }[] };
+      assert.equal(sent.max_tokens, 4096, `maxOutputTokens ${mistyped}`);
+      assert.match(sent.messages.find((m) => m.role === 'tool')!.content, /\[output cut: 5000 more characters not shown\]/, `maxToolOutputChars ${mistyped}`);
+      assert.ok(seen.length <= 60);
+    }
+  });
+
+  it('a requestsPerMinute of 0 or below is 1, not no limit', async () => {
+    for (const n of [0, -5]) {
+      const { h } = handler(ok, { limits: { requestsPerMinute: n }, clientId: () => 'one client' });
+      const first = await h(ask());
+      await first.text();
+      const second = await h(ask());
+      assert.deepEqual([first.status, second.status, second.headers.get('retry-after')], [200, 429, '60'], String(n));
+    }
+  });
+});
+
 describe('createChatHandler: a programmer’s mistakes throw at once, in words', () => {
   it('a provider without a known kind, a baseUrl (OpenAI-compatible) or a model (or with an empty one), and agents that are neither a list of { id } nor a record', () => {
     const agents = [{ id: 'a', instructions: 'x' }];

@@ -8,7 +8,9 @@ import { NOT_EXECUTED, outputText, TOOL_FAILED, uid } from './loop.js';
 export const DEFAULT_MAX_TOOL_OUTPUT = 20_000;
 
 /** A tool output as the model reads it: cut to the limit, wrapped as data when untrusted. */
-export function toolText(text: string, untrusted: boolean, marker: string, max = DEFAULT_MAX_TOOL_OUTPUT): string {
+export function toolText(text: string, untrusted: boolean, marker: string, max?: number): string {
+  // A limit that is not a number of at least 1 (`'500'`, NaN) is the default: NaN compared false and cut nothing.
+  if (!(typeof max === 'number' && max >= 1)) max = DEFAULT_MAX_TOOL_OUTPUT;
   if (text.length > max) {
     // Never split a surrogate pair: a high surrogate (0xD800–0xDBFF) at the cut stays out.
     const end = (text.charCodeAt(max - 1) >> 10) === 54 ? max - 1 : max;
