@@ -384,6 +384,14 @@ describe('createOpenAICompatibleAdapter: failures', () => {
     assert.equal(e.error, 'No answer for 0.3 s: the server stalled');
   });
 
+  it('a timeoutMs that is not a positive number (NaN, 0, a string) or past what a timer holds (Infinity) does not fail the run as stalled at once', async () => {
+    for (const timeoutMs of [NaN, 0, -1, '120000', Infinity, 2 ** 40]) {
+      server.queue.push({ chunks: [sse(F.text())] });
+      const r = await runAdapter(adapter({ timeoutMs: timeoutMs as number }));
+      assert.deepEqual(r.last, { type: 'finish', reason: 'stop' }, String(timeoutMs));
+    }
+  });
+
   it('a stream left open after the chunk with a finish reason (no [DONE]) finishes at once, without waiting for the idle timeout', async () => {
     server.queue.push({ chunks: [sse(F.text().slice(0, -1))], stall: true });
     const r = await runAdapter(adapter({ timeoutMs: 5_000 }));

@@ -88,7 +88,7 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     if (!check) return;
     if (!quiet && current.state !== 'loading') set({ state: 'loading' });
     try {
-      await postEvents(s.checkUrl, undefined, post(undefined, Math.min(o.timeoutMs ?? DEFAULT_TIMEOUT_MS, 15_000))).next();
+      await postEvents(s.checkUrl, undefined, post(undefined, Math.min((o.timeoutMs ?? 0) > 0 ? o.timeoutMs! : DEFAULT_TIMEOUT_MS, 15_000))).next();
       report();
     } catch (e) {
       report(e instanceof AdapterError ? e.code : 'network', errorText(e));

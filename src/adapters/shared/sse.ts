@@ -38,7 +38,9 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   const ctl = new AbortController();
   // Aborts for the outer signal or a stall: either way its reason says why.
   const signal = o.signal ? AbortSignal.any([o.signal, ctl.signal]) : ctl.signal;
-  const ms = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Not a positive number (NaN, 0, '120000') is the default; at most what setTimeout holds (past it,
+  // Infinity included, a timer fires at once): either way the request failed as stalled at its start.
+  const ms = Math.min(2 ** 31 - 1, typeof o.timeoutMs === 'number' && o.timeoutMs > 0 ? o.timeoutMs : DEFAULT_TIMEOUT_MS);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
     clearTimeout(timer);
