@@ -91,11 +91,17 @@ export async function* openAIStep(url: string, body: unknown, post: PostOptions)
   // put the model's reasoning in the text as a leading `<think>…</think>` block: split it off.
   // The text is held while it may still open that block or is inside it; undefined once past it.
   let held: string | undefined = '';
+  /** Inside an open block: only new text can close it (reading all of it per delta was quadratic). */
+  let inside = false;
   /** A content delta (`end`: the stream is over), with the reasoning before it. */
   const show = function* (delta: string, end?: boolean): Generator<StepPart> {
     if (held !== undefined) {
+      // `</think>` may straddle the previous delta.
+      const from = held.length - 7;
       held += delta;
+      if (inside && !end && !held.includes('</think>', from)) return;
       const m = /^\s*<think>([\s\S]*?)(<\/think>\s*|$)/.exec(held);
+      inside = !!m && !m[2];
       if (!end && (m ? !m[2] : '<think>'.startsWith(held.trimStart()))) return;
       // Reasoning the server sent in its own field comes first; a block beside it is dropped.
       if (m && !reasoning) {
