@@ -75,7 +75,11 @@ export interface ChatHandlerOptions {
    * the first `x-forwarded-for` entry, else one shared bucket.
    */
   clientId?: (request: Request) => string | undefined;
-  /** Server-side logging of provider and internal failures (the browser gets words without details). */
+  /**
+   * Server-side logging of provider and internal failures (the browser gets words without details).
+   * Default: `console.error`, so a misconfigured provider is seen in the server's log; pass your logger,
+   * or `() => {}` for none.
+   */
   onError?: (error: unknown, request: Request) => void;
   /** The clock for the rate limit (tests pass their own). Default `Date.now`. */
   now?: () => number;
@@ -99,6 +103,9 @@ function refuse(code: AgentErrorCode, error: string, status = ERROR_STATUS[code]
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
   });
 }
+
+/** Without `onError`, failures go to the server's log with the request they failed. */
+const logError = (error: unknown, request: Request) => console.error(`agent-surface-kit/server: ${request.method} ${request.url} failed:`, error);
 
 const env = (name: string): string | undefined =>
   (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] ??
@@ -276,7 +283,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   /** Logging must never change what the browser gets: a throwing `onError` is ignored. */
   const report = (error: unknown, request: Request) => {
     try {
-      o.onError?.(error, request);
+      (o.onError ?? logError)(error, request);
     } catch {
       // The app's logger failed; the answer stays the same.
     }

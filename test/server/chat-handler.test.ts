@@ -311,6 +311,22 @@ describe('createCloudAdapter + createChatHandler', () => {
     }
   });
 
+  it('without onError, a provider failure goes to the server log (console.error), details there and not in the page', async (t) => {
+    const logged: unknown[][] = [];
+    t.mock.method(console, 'error', (...args: unknown[]) => void logged.push(args));
+    const app = await appServer({ onError: undefined });
+    try {
+      provider.queue.push({ status: 500, chunks: [`{"error":{"message":"upstream exploded near ${SECRET}"}}`] });
+      const r = await runAdapter(app.adapter(), { agent: shop });
+      assert.deepEqual(r.last, { type: 'error', error: 'The model provider could not be reached or failed; try again.', code: 'network' });
+      assert.equal(logged.length, 1, 'one failure, one log line');
+      assert.match(String(logged[0][0]), /^agent-surface-kit\/server: POST http:\/\/127\.0\.0\.1:\d+\/api\/chat failed:$/);
+      assert.match(String((logged[0][1] as Error).message), /HTTP 500/, 'the provider failure itself, for the operator');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('an unreachable provider → network, with no address in the words', async () => {
     const dead = await startLoopback();
     await dead.close();
