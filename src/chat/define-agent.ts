@@ -27,7 +27,7 @@ export function defineWebAgent(options: WebAgentOptions): WebAgent {
   if (!options || typeof options !== 'object') fail('pass { id, instructions, maxSteps?, tools?, agents? }');
   const { id, instructions, maxSteps, tools, agents } = options;
   if (typeof id !== 'string' || !AGENT_ID_PATTERN.test(id))
-    fail(`id ${JSON.stringify(id)} must start with a letter and use only letters, digits, "_" and "-" (at most 48)`);
+    fail(`id ${typeof id === 'string' ? JSON.stringify(id) : `is ${id === undefined ? 'missing' : `a ${typeof id}`}: it`} must start with a letter and use only letters, digits, "_" and "-" (at most 48)`);
   if (typeof instructions !== 'string' || instructions.trim() === '') fail(`agent "${id}": instructions must be a non-empty string`);
   if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps >= 1))
     fail(`agent "${id}": maxSteps must be a positive integer`);

@@ -106,6 +106,12 @@ it('the seed types hold, and wrong parts do not type-check', async () => {
   const agent: WebAgent = defineWebAgent({ id: 'a', instructions: 'x' });
   // @ts-expect-error: instructions are required (and checked at run time too)
   assert.throws(() => defineWebAgent({ id: 'a' }), TypeError);
+  // A missing or non-string id is named as such, not quoted as the word "undefined".
+  // @ts-expect-error: id is required
+  assert.throws(() => defineWebAgent({ instructions: 'x' }), { name: 'TypeError', message: /id is missing: it must start with a letter/ });
+  // @ts-expect-error: id is a string
+  assert.throws(() => defineWebAgent({ id: 7, instructions: 'x' }), { name: 'TypeError', message: /id is a number: it must start with a letter/ });
+  assert.throws(() => defineWebAgent({ id: '7x', instructions: 'x' }), { name: 'TypeError', message: /id "7x" must start with a letter/ });
   const adapter: AgentAdapter = createScriptedAdapter([{ text: 'hi' }]);
   const request = (r: AgentRunRequest) => {
     // @ts-expect-error: tools is read-only (a getter)
