@@ -465,6 +465,11 @@ describe('toNodeListener: requests no Web Request can carry', () => {
         const body = out.slice(out.indexOf('\r\n\r\n') + 4);
         assert.match(body, /"code":"bad_request"/, body);
       }
+      // A method no Web Request can carry gets the handler's answer to a method it does not take.
+      const trace = await raw('TRACE /api/chat HTTP/1.1\r\nHost: localhost');
+      assert.match(trace, /^HTTP\/1\.1 405 /, trace);
+      assert.match(trace, /\r\nallow: GET, POST\r\n/i, trace);
+      assert.match(trace, /"error":"Use POST\.","code":"bad_request"/, trace);
       assert.deepEqual(rejected, []);
       assert.equal(seen.length, 0);
     } finally {
