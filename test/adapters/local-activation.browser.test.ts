@@ -5,7 +5,8 @@
 // activation is gone, against the Prompt API double made to require activation as the spec does.
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
-import { createLocalAdapter } from '../../src/adapters/local/adapter.js';
+import { BUILT_IN_MODEL_ID, createLocalAdapter } from '../../src/adapters/local/adapter.js';
+import type { EngineCheck, LocalEngine } from '../../src/adapters/local/types.js';
 import { button, recordStatuses, settled, trustedClick } from './helpers-local.js';
 import { LanguageModelDouble } from './prompt-api-double.js';
 
@@ -54,5 +55,62 @@ describe('createLocalAdapter: Chrome Prompt API and the click that starts its do
     await adapter.prepare().catch(() => {});
     expect(adapter.status()).to.deep.equal({ state: 'error', error: 'Chrome needs a click on the page before it downloads its built-in model.' });
     expect(lm.downloadStarted).to.equal(false);
+  });
+
+  // With a GGUF or WebGPU model listed too, the device check asks for a WebGPU adapter (and each
+  // engine for its model) first; that can take seconds. Here the page's WebGPU engine holds its
+  // check until the click's activation is gone.
+  const heldCheck = () => {
+    let release = () => {};
+    const held = new Promise<EngineCheck>((r) => (release = () => r({ state: 'needs-download' })));
+    const webgpu: LocalEngine = {
+      check: () => held,
+      load: () => Promise.reject(new Error('not this one')),
+    };
+    return { webgpu, release: () => release() };
+  };
+  let n = 0;
+  const gpu = Object.getOwnPropertyDescriptor(navigator, 'gpu');
+  // A WebGPU adapter at once, so the WebGPU model is checked (headless Chromium gives none).
+  beforeEach(() => void Object.defineProperty(navigator, 'gpu', { configurable: true, value: { requestAdapter: async () => ({}) } }));
+  afterEach(() => void (gpu ? Object.defineProperty(navigator, 'gpu', gpu) : delete (navigator as { gpu?: unknown }).gpu));
+
+  it("create() runs within the click's activation while the device check is still under way, when Chrome's model is the one chosen", async () => {
+    const lm = new LanguageModelDouble('downloadable');
+    lm.requireActivation = true;
+    const { webgpu, release } = heldCheck();
+    const adapter = createLocalAdapter({ models: [{ id: 'gpu-model', label: 'GPU model', brief: '', engine: 'webgpu' }], webgpu, languageModel: lm, id: `held-${Date.now()}-${n++}` });
+    expect(adapter.status()).to.deep.include({ state: 'loading' });
+    let prepared: Promise<void> | undefined;
+    await trustedClick(button('Download', () => void (prepared = adapter.prepare()).catch(() => {})));
+    await waitUntil(() => !navigator.userActivation.isActive, 'the activation never expired');
+    // Still checking: the click's create() is the one that downloads.
+    expect(adapter.status()).to.deep.include({ state: 'loading' });
+    expect(lm.createCalls).to.have.length(1);
+    expect(lm.downloadStarted).to.equal(true);
+    release();
+    await waitUntil(() => adapter.status().state === 'downloading', `never downloading: ${JSON.stringify(adapter.status())}`);
+    lm.step(1);
+    await prepared;
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect(lm.createCalls).to.have.length(1);
+    expect(adapter.models().find((m) => m.selected)?.id).to.equal(BUILT_IN_MODEL_ID);
+  });
+
+  it("no create() before the device check when another model may be the one chosen (a recommended one): Chrome's download is not started for it", async () => {
+    const lm = new LanguageModelDouble('downloadable');
+    const { webgpu, release } = heldCheck();
+    const loads: string[] = [];
+    webgpu.load = async (model) => (loads.push(model.id), { generate: async () => '', dispose() {} });
+    const adapter = createLocalAdapter({ models: [{ id: 'gpu-model', label: 'GPU model', brief: '', engine: 'webgpu', recommended: true }], webgpu, languageModel: lm, id: `held-${Date.now()}-${n++}` });
+    let prepared: Promise<void> | undefined;
+    await trustedClick(button('Download', () => void (prepared = adapter.prepare()).catch(() => {})));
+    await new Promise((r) => setTimeout(r));
+    expect(lm.createCalls).to.have.length(0);
+    release();
+    await prepared;
+    expect(loads).to.deep.equal(['gpu-model']);
+    expect(lm.createCalls).to.have.length(0);
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
   });
 });

@@ -10,7 +10,7 @@ import { wasmEngine } from './engines/wasm.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { DEVICE_CHECK, localIdentity } from '../identity.js';
 import { why } from './words.js';
-import type { EngineCheck, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
+import type { EngineCheck, EngineProgress, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
 export { BUILT_IN_MODEL_ID };
 
@@ -38,6 +38,32 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       kind: 'prompt-api',
     });
   }
+  // Chrome downloads its model only for a create() called while the click's activation lasts (a few
+  // seconds): prepare() calls it before it awaits anything (the device check, the session code's
+  // import() on a slow network), and the load takes it from there, with the progress so far.
+  let early: ReturnType<typeof create> | undefined;
+  const create = (signal: AbortSignal) => {
+    let to: ((p: EngineProgress) => void) | undefined;
+    let last: EngineProgress | undefined;
+    const created = (async () =>
+      lm!.create({
+        ...LANGUAGES,
+        signal,
+        monitor: (m) =>
+          m.addEventListener('downloadprogress', (e) => {
+            // The current API reports 0..1; early builds reported bytes with a total.
+            const { loaded = 0, total = 1 } = e as ProgressEvent;
+            last = { phase: 'download', progress: total > 1 ? loaded / total : loaded };
+            to?.(last);
+          }),
+      }))();
+    created.catch(() => {});
+    return { created, report: (fn: (p: EngineProgress) => void) => void ((to = fn), last && fn(last)) };
+  };
+  const dropEarly = () => {
+    void early?.created.then((session) => session.destroy(), () => {});
+    early = undefined;
+  };
   const engines: Partial<Record<Entry['kind'], LocalEngine>> = {
     custom: typeof engine === 'object' ? engine : undefined,
     wasm: entries.some((e) => e.kind === 'wasm') ? wasmEngine({ ...wasm!, cacheName: options.cacheName, fetch: options.fetch }) : undefined,
@@ -45,20 +71,9 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     'prompt-api': lm && {
       check: () => promptApiAvailability(lm),
       load(_, { signal, progress }) {
-        // Chrome downloads its model only for a create() called while the click's activation lasts
-        // (a few seconds): it is called now, not after the session code's import() on a slow network.
-        const created = (async () =>
-          lm.create({
-            ...LANGUAGES,
-            signal,
-            monitor: (m) =>
-              m.addEventListener('downloadprogress', (e) => {
-                // The current API reports 0..1; early builds reported bytes with a total.
-                const { loaded = 0, total = 1 } = e as ProgressEvent;
-                progress({ phase: 'download', progress: total > 1 ? loaded / total : loaded });
-              }),
-          }))();
-        created.catch(() => {});
+        const { created, report } = early ?? create(signal);
+        early = undefined;
+        report(progress);
         return later().then(
           (l) => l.loadPromptApi(lm, signal, created),
           (e: unknown) => {
@@ -121,6 +136,16 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       return { state: 'unavailable', reason: why(e) };
     }
   }
+
+  // Whether prepare() is for Chrome's model, known before the device check ends when choose() picks
+  // it whatever the other models' checks say: it is listed first, so it is the pick when it is the
+  // remembered one, or when no other model is remembered or recommended.
+  const builtInChosen = () => {
+    if (!checking) return selected?.kind === 'prompt-api';
+    const [first, ...rest] = entries;
+    const remembered = remember();
+    return first?.kind === 'prompt-api' && (remembered === first.model.id || !rest.some((e) => e.model.recommended || e.model.id === remembered));
+  };
 
   const choose = () => {
     const ok = runnable();
@@ -186,8 +211,11 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
         ? preparing.catch(() => {}).then(() => prepare(signal))
         : Promise.race([preparing, new Promise<never>((_, no) => (signal.throwIfAborted(), signal.addEventListener('abort', () => no(signal.reason))))]);
     stopping = signal;
+    if (builtInChosen()) early = create(signal);
     return (preparing = (async () => {
       await ensureChecked();
+      // Chrome's model turned out unavailable (so its create() is refused): the one chosen instead is prepared.
+      if (selected?.kind !== 'prompt-api') dropEarly();
       // No model (or the chosen one gone unavailable) is `unavailable`, with its reason.
       const s = status();
       if (s.state === 'unavailable') throw new Error(s.reason);
@@ -221,7 +249,11 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
         }
         throw e;
       }
-    })().finally(() => (preparing = undefined)));
+    })().finally(() => {
+      preparing = undefined;
+      // A create() no load took (the model unavailable, the prepare stopped before its load).
+      dropEarly();
+    }));
   }
 
   async function selectModel(id: string): Promise<void> {
