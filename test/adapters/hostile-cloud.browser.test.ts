@@ -111,4 +111,22 @@ describe('<agent-chat> + createCloudAdapter: a hostile server', () => {
     await waitUntil(() => cancelled, 'response cancelled');
     expect(pulled).to.be.below(400);
   });
+
+  it('a step of thousands of tool calls (or reasoning parts) ends the run as a network error before the page runs them', async () => {
+    const calls = Array.from({ length: 3000 }, (_, i) => ({ type: 'tool-call', id: `c${i}`, name: 'domain_devices__disable', input: { ids: ['d1'] } }));
+    const thoughts = Array.from({ length: 3000 }, (_, i) => [{ type: 'reasoning', text: 'hm' }, { type: 'text-delta', delta: `${i} ` }]).flat();
+    for (const flood of [calls, thoughts]) {
+      const { adapter } = server([[{ type: 'message-start', messageId: 'm1' }, ...flood, { type: 'step-finish', step: 1 }]]);
+      const { chat, registry } = await chatPage({ adapters: adapter });
+      chat.send('go');
+      await waitUntil(() => chat.session.status !== 'running', 'run ended', { timeout: 20000 });
+      expect(chat.session.status).to.equal('error');
+      expect(chat.session.error).to.deep.equal({ error: 'The model sent more than 256 parts (text, reasoning, tool calls) in one step.', code: 'network' });
+      const parts = chat.session.messages.flatMap((m) => m.parts);
+      expect(parts.length).to.be.at.most(257);
+      // None of the calls ran: each is answered as not executed.
+      expect(parts.filter((p) => p.type === 'tool' && p.state !== 'cancelled')).to.deep.equal([]);
+      expect(registry.confirmations.list()).to.deep.equal([]);
+    }
+  });
 });

@@ -48,6 +48,8 @@ export interface StepInput {
 export type Step = (input: StepInput) => AsyncIterable<StepPart>;
 
 export const DEFAULT_MAX_STEPS = 8;
+/** Parts one model step may report. */
+const MAX_PARTS = 256;
 
 /**
  * The first of `limits` that is a number (NaN is not one), else the default, and never below 1: a
@@ -119,6 +121,8 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         const { providerMetadata } = p as { providerMetadata?: ProviderMetadata };
         const meta = providerMetadata && { providerMetadata };
         const last = parts.at(-1);
+        // No reply has this many; thousands of calls or parts would cost the page quadratic work (and run the calls).
+        if (parts.length >= MAX_PARTS) throw new AdapterError('network', `The model sent more than ${MAX_PARTS} parts (text, reasoning, tool calls) in one step.`);
         if (p.type === 'max-steps') capped = true;
         else if (p.type === 'tool-call') {
           // Model output is untrusted: a missing, repeated or reused id gets a fresh one.
