@@ -103,3 +103,20 @@ describe('HTTP adapters against any stream a server can send', () => {
     });
   }
 });
+
+describe('HTTP adapters: block indexes that are object keys', () => {
+  it('createAnthropicAdapter: an index of "__proto__" or "constructor" is a block like any other, not an engine error', async () => {
+    const events = [
+      { type: 'content_block_start', index: '__proto__', content_block: { type: 'text', text: 'x' } },
+      { type: 'content_block_delta', index: 'text', delta: { type: 'text_delta', text: 'y' } },
+      { type: 'content_block_delta', index: 'constructor', delta: { type: 'text_delta', text: 'z' } },
+      { type: 'content_block_stop', index: '__proto__' },
+      { type: 'message_stop' },
+    ];
+    const adapter = createAnthropicAdapter({ model: 'm', check: false, maxSteps: 1, fetch: async () => new Response(body(events, true), { headers: { 'content-type': 'text/event-stream' } }) });
+    const r = await runAdapter(adapter, { tools: [tool('t')] });
+    assert.equal(assertContract(r.parts), undefined);
+    assert.deepEqual(r.last, { type: 'finish', reason: 'stop' });
+    assert.deepEqual(r.parts.filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta), ['x']);
+  });
+});

@@ -114,7 +114,8 @@ interface StreamEvent {
 /** One model step. Text streams as it comes; reasoning and tool calls when their block ends. */
 export async function* anthropicStep(url: string, body: unknown, post: PostOptions): AsyncGenerator<StepPart> {
   const who = post.who;
-  const blocks: Record<number, Block> = {};
+  // No prototype: an index of "__proto__" or "constructor" (a hostile stream) is a key like any other.
+  const blocks: Record<number, Block> = Object.create(null);
   for await (const e of postEvents(url, body, post)) {
     // `?? {}`: a `null` event reads as an event of no type.
     const data = (json(e, who) ?? {}) as StreamEvent & { content?: unknown };
