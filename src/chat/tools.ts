@@ -268,6 +268,17 @@ export function filterTools(tools: readonly ChatTool[], filter: readonly string[
 }
 
 /**
+ * Every delegate tool's input schema: one frozen object, so a consumer that caches per schema (the
+ * local adapter's grammar) sees the same one on every read instead of a new one per step.
+ */
+const DELEGATE_SCHEMA = Object.freeze({
+  type: 'object',
+  properties: Object.freeze({ task: Object.freeze({ type: 'string', description: 'The task, in full sentences, with everything the agent needs.' }) }),
+  required: Object.freeze(['task']),
+  additionalProperties: false,
+}) as unknown as ToolDescriptor['inputSchema'];
+
+/**
  * The model-visible descriptor of a sub-agent's `delegate_to_<id>` tool. Its answer is model output
  * that may repeat what its own tools read (third-party text, an injected instruction): the parent
  * model reads it as data.
@@ -277,12 +288,7 @@ export function delegateDescriptor(agent: WebAgent): ToolDescriptor {
   return {
     name: `${DELEGATE_PREFIX}${agent.id}`,
     description: `Hand a task to the "${agent.id}" agent and get its answer. It says of itself: ${summary}`,
-    inputSchema: {
-      type: 'object',
-      properties: { task: { type: 'string', description: 'The task, in full sentences, with everything the agent needs.' } },
-      required: ['task'],
-      additionalProperties: false,
-    },
+    inputSchema: DELEGATE_SCHEMA,
     untrustedOutput: true,
   };
 }

@@ -6,7 +6,7 @@ import { defineWebAgent } from '../../src/chat/define-agent.js';
 import { runAdapter, type ActiveCall } from '../../src/chat/run.js';
 import { createScriptedAdapter, findTool } from '../../src/chat/scripted-adapter.js';
 import { createSessionState, sessionReducer, toolParts, type SessionState } from '../../src/chat/session.js';
-import { filterTools, sourceProvider, toolsetProvider, type ChatTool } from '../../src/chat/tools.js';
+import { delegateDescriptor, filterTools, sourceProvider, toolsetProvider, type ChatTool } from '../../src/chat/tools.js';
 import type { AgentAdapter, AgentStreamPart, WebAgent } from '../../src/chat/types.js';
 import { createAgentToolset } from '../../src/core/toolset.js';
 import { createTestSurface } from '../../src/testing/index.js';
@@ -409,5 +409,22 @@ describe('tools', () => {
     const stale = await tool!.call({}, { id: 'c', invocationId: 'i', signal: new AbortController().signal });
     assert.equal(stale.isError, true);
     assert.deepEqual(executed, [1, 1]);
+  });
+});
+
+describe('delegate tools', () => {
+  it('every delegate_to_<id> descriptor shares one frozen input schema, so per-schema caches (the local grammar) hold across reads', () => {
+    const a = defineWebAgent({ id: 'billing', instructions: 'Answers billing questions.' });
+    const b = defineWebAgent({ id: 'shipping', instructions: 'Tracks parcels.' });
+    const first = delegateDescriptor(a);
+    assert.equal(delegateDescriptor(a).inputSchema, first.inputSchema, 'the same object on every read');
+    assert.equal(delegateDescriptor(b).inputSchema, first.inputSchema);
+    assert.ok(Object.isFrozen(first.inputSchema) && Object.isFrozen((first.inputSchema as { properties: object }).properties));
+    assert.deepEqual(first.inputSchema, {
+      type: 'object',
+      properties: { task: { type: 'string', description: 'The task, in full sentences, with everything the agent needs.' } },
+      required: ['task'],
+      additionalProperties: false,
+    });
   });
 });
