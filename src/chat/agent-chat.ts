@@ -1,6 +1,7 @@
 import { ContextConsumer } from '@lit/context';
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import type { AgentSurfaceRegistry, JsonValue, PendingConfirmation } from '../core/types.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { encodeWireName } from '../core/wire-names.js';
 import { consumerGrantsOf } from '../core/consumer-grants.js';
 import { chatConsumer } from './consumer.js';
@@ -101,6 +102,17 @@ function writeStored(storage: Storage | undefined, key: string, value: string): 
 
 function messageText(m: AgentMessage): string {
   return m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/** A call's input as the registry records it (a JSON string is parsed, nothing means `{}`), as canonical text; `undefined` when it is not JSON. */
+function canonicalInput(input: unknown): string | undefined {
+  let value: unknown = input ?? {};
+  try {
+    if (typeof value === 'string') value = JSON.parse(value) as unknown;
+    return canonicalJson(value);
+  } catch {
+    return undefined;
+  }
 }
 
 interface Binding {
@@ -237,6 +249,8 @@ export class AgentChatElement extends LitElement {
   #offConfirmations: (() => void) | undefined;
   #confirmationsOf: AgentSurfaceRegistry | undefined;
   #active = new Map<string, ActiveCall>();
+  /** When each active call started (Date.now(), the registry's clock for confirmations). */
+  #callStarts = new WeakMap<ActiveCall, number>();
   #bindings = new Map<string, Binding>();
   /** The approval rules `<agent-confirm>` follows; loaded with the first card that needs them. */
   #guard: ApprovalGuard | undefined;
@@ -452,19 +466,49 @@ export class AgentChatElement extends LitElement {
     }
   }
 
-  /** Binds pending confirmations to the calls they hold up: by invocation id, or (a ToolSource) by tool name. */
+  /**
+   * Binds pending confirmations to the calls they hold up. A registry call is matched exactly: its
+   * invocation id under this chat's consumer. A ToolSource call cannot be: its request reaches the
+   * registry through someone else's consumer (`<agent-webmcp>`'s, shared with every outside WebMCP
+   * agent) under an invocation id the source never reports. Such a call takes a record only when the
+   * record asks for the call's tool with the call's own input, was made after the call started, and
+   * is the only record that does so; otherwise the card shows none and the person decides in
+   * `<agent-confirm>`, which names the request, instead of on a card that may belong to another agent.
+   */
   #onConfirmations(pending: readonly PendingConfirmation[]): void {
     const now = Date.now();
     const next = new Map<string, Binding>();
     const calls = [...this.#active.values()];
-    for (const record of pending) {
-      if (record.status !== 'pending' || record.expiresAt <= now) continue;
-      let call = calls.find((c) => c.invocationId === record.invocationId && record.consumer.id === this.#consumerId);
-      if (!call && this.source) {
-        const wire = encodeWireName(record.capabilityId, record.instanceId);
-        call = calls.find((c) => !next.has(c.id) && (c.name === wire || c.name.endsWith(wire)));
+    const open = pending.filter((record) => record.status === 'pending' && record.expiresAt > now);
+    const taken = new Set<PendingConfirmation>();
+    for (const record of open) {
+      const call = calls.find((c) => c.invocationId === record.invocationId && record.consumer.id === this.#consumerId);
+      if (call && !next.has(call.id)) {
+        next.set(call.id, { record, call });
+        taken.add(record);
       }
-      if (call && !next.has(call.id)) next.set(call.id, { record, call });
+    }
+    if (this.source) {
+      const candidates = new Map<ActiveCall, PendingConfirmation[]>();
+      for (const call of calls) {
+        if (next.has(call.id)) continue;
+        const since = this.#callStarts.get(call);
+        const input = canonicalInput(call.input);
+        if (since === undefined || input === undefined) continue;
+        candidates.set(
+          call,
+          open.filter((record) => {
+            if (taken.has(record) || record.createdAt < since) return false;
+            const wire = encodeWireName(record.capabilityId, record.instanceId);
+            return (call.name === wire || call.name.endsWith(wire)) && canonicalInput(record.input) === input;
+          }),
+        );
+      }
+      for (const [call, records] of candidates) {
+        const only = records.length === 1 ? records[0]! : undefined;
+        // A record two calls could own belongs to neither.
+        if (only && ![...candidates].some(([other, r]) => other !== call && r.includes(only))) next.set(call.id, { record: only, call });
+      }
     }
     for (const [id, b] of next) {
       if (this.#bindings.get(id)?.record.confirmationId === b.record.confirmationId) continue;
@@ -536,6 +580,7 @@ export class AgentChatElement extends LitElement {
 
   #onCall(call: ActiveCall): () => void {
     this.#active.set(call.invocationId, call);
+    this.#callStarts.set(call, Date.now());
     this.#highlightCall(call);
     if (this.#confirmationsOf) this.#onConfirmations(this.#confirmationsOf.confirmations.list());
     return () => {

@@ -24,6 +24,8 @@ export interface ActiveCall {
   readonly name: string;
   readonly invocationId: string;
   readonly tool: ChatTool | undefined;
+  /** The input the model gave the call, as it was handed to the tool. */
+  readonly input: unknown;
   /** Folds an event into the session that owns this call's part (the chat's, or a sub-agent's). */
   dispatch(event: SessionEvent): void;
 }
@@ -150,7 +152,7 @@ async function drive(
       if (!tool) return errorOutput(`Error: there is no tool named ${JSON.stringify(call.name)} here.`);
       return await lock.run(async () => {
         if (signal.aborted) return errorOutput(CANCELLED_TEXT);
-        const active: ActiveCall = { id, name: call.name, invocationId: host.randomId(), tool, dispatch };
+        const active: ActiveCall = { id, name: call.name, invocationId: host.randomId(), tool, input: call.input, dispatch };
         let done: (() => void) | void = undefined;
         try {
           done = host.onCall?.(active);

@@ -1,7 +1,7 @@
 // <agent-chat> over `.source = createWebMcpSource()` on Chromium's native WebMCP host: the page's
 // surface is projected by <agent-webmcp>; the chat reads the host's tools and runs them through
 // `executeTool`. The destructive call waits in the adapter for the registry's confirmation, which
-// the chat card shows (matched by tool name) and a real click decides.
+// the chat card shows (matched to the call by tool and input, asked after the call started) and a real click decides.
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { sendMouse } from '@web/test-runner-commands';
