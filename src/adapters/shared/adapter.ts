@@ -2,7 +2,7 @@
  * The shell every HTTP model adapter shares: id and label, the connection-checked status, and
  * `run` as the tool loop over the provider's step.
  */
-import type { AdapterStatus, AgentAdapter, AgentErrorCode, AgentRunRequest } from '../../chat/types.js';
+import type { AdapterStatus, AgentAdapter, AgentErrorCode } from '../../chat/types.js';
 import { AdapterError, errorText } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
 import { DEFAULT_TIMEOUT_MS, postEvents, type Fetch, type PostOptions } from './sse.js';
@@ -22,18 +22,6 @@ export interface HttpAdapterSpec {
   /** The URL a GET checks the server with. */
   checkUrl: string;
   step(input: StepInput, post: PostOptions): AsyncIterable<StepPart>;
-}
-
-/**
- * What a run request built by hand (another consumer than the chat) left out or got wrong, named;
- * undefined when it is whole. Without this, the first read of it failed with an engine's TypeError.
- */
-function malformed(req: AgentRunRequest | undefined): string | undefined {
-  const r = (req ?? {}) as Partial<AgentRunRequest>;
-  // The tools are a getter read at each step, never ahead: the loop checks them there.
-  if (!Array.isArray(r.messages) || r.messages.some((m) => !m || typeof m !== 'object')) return 'messages (an array of messages)';
-  if (typeof r.signal?.aborted !== 'boolean') return 'signal (an AbortSignal)';
-  if (typeof r.callTool !== 'function') return 'callTool (a function)';
 }
 
 /** The adapter, plus `recheck()` to run the connection check now (after starting a server, say). */
@@ -106,8 +94,6 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     },
     recheck,
     async *run(req) {
-      const bad = malformed(req);
-      if (bad) return yield { type: 'error', error: `run(req): req.${bad} is missing or malformed; <agent-chat> passes { messages, tools, signal, callTool }.`, code: 'bad_request' };
       for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
         // The loop's error parts always carry a code.
         if (part.type === 'error') report(part.code, part.error);
