@@ -19,20 +19,28 @@ afterEach(async () => {
   await sendMouse({ type: 'move', position: [0, 0] });
 });
 
+/**
+ * The chat page with its tools from a WebMCP source on the native host, and a second source for the
+ * outside agent; resolves once the host lists the destructive tool.
+ */
+async function sourcePage(prefix: string) {
+  const page = await chatPage({ webmcpPrefix: prefix, adapters: createScriptedAdapter(disableOfflineScript) });
+  const source = createWebMcpSource();
+  const outside = createWebMcpSource();
+  sources.push(source, outside);
+  page.chat.source = source;
+  const disable = `${prefix}domain_devices__disable`;
+  await waitUntil(async () => (await source.discover()).tools.some((t) => t.name === disable), 'tools on the host', { timeout: 8000 });
+  return { ...page, source, outside, disable };
+}
+
 describe('<agent-chat> approval card with an outside agent’s confirmation pending', () => {
   before(function () {
     if (!(document as unknown as { modelContext?: unknown }).modelContext) throw new Error('this suite needs Chromium with --enable-features=WebMCP');
   });
 
   it('shows and approves only the confirmation its own call made', async () => {
-    const prefix = 'srcconfirm_';
-    const { chat, devices, registry } = await chatPage({ webmcpPrefix: prefix, adapters: createScriptedAdapter(disableOfflineScript) });
-    const source = createWebMcpSource();
-    const outside = createWebMcpSource();
-    sources.push(source, outside);
-    chat.source = source;
-    const disable = `${prefix}domain_devices__disable`;
-    await waitUntil(async () => (await source.discover()).tools.some((t) => t.name === disable), 'tools on the host', { timeout: 8000 });
+    const { chat, devices, registry, outside, disable } = await sourcePage('srcconfirm_');
 
     // The outside agent asks to disable the online device, through the same host and adapter.
     const snap = await outside.discover();
@@ -71,14 +79,7 @@ describe('<agent-chat> approval card with an outside agent’s confirmation pend
   });
 
   it('shows no card when an outside request for the same capability and input could be its own', async () => {
-    const prefix = 'srcsame_';
-    const { chat, devices, registry } = await chatPage({ webmcpPrefix: prefix, adapters: createScriptedAdapter(disableOfflineScript) });
-    const source = createWebMcpSource();
-    const outside = createWebMcpSource();
-    sources.push(source, outside);
-    chat.source = source;
-    const disable = `${prefix}domain_devices__disable`;
-    await waitUntil(async () => (await source.discover()).tools.some((t) => t.name === disable), 'tools on the host', { timeout: 8000 });
+    const { chat, devices, registry, outside, disable } = await sourcePage('srcsame_');
 
     chat.send('disable the offline devices');
     await activeButton(chat, 'approve');
