@@ -18,10 +18,10 @@ export function toNodeListener(handler: (request: Request, context?: ChatRequest
     // the handler gets the value it left on `req.body`, as the JSON the page sent.
     const parsed = (req as { body?: unknown }).body;
     const already = req.readableEnded ? (typeof parsed === 'string' || parsed instanceof Uint8Array ? parsed : parsed === undefined ? '' : JSON.stringify(parsed)) : undefined;
-    const answer = (status: number, error: string, code: string) =>
-      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error, code }));
+    const answer = (status: number, error: string, code: string, headers?: Record<string, string>) =>
+      void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ type: 'error', error, code }));
     // Methods a Web Request cannot carry (CONNECT, TRACE, TRACK): the handler's own answer to a method it does not take.
-    if (/^(connect|trace|track)$/i.test(req.method ?? '')) return void res.writeHead(405, { 'content-type': 'application/json', allow: 'GET, POST' }).end('{"type":"error","error":"Use POST.","code":"bad_request"}');
+    if (/^(connect|trace|track)$/i.test(req.method ?? '')) return answer(405, 'Use POST.', 'bad_request', { allow: 'GET, POST' });
     let request: Request;
     try {
       const headers = new Headers();

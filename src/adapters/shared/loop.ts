@@ -91,17 +91,17 @@ export function usedIds(messages: readonly AgentMessage[], into = new Set<string
   return into;
 }
 
-/** Runs the loop; `step` streams one model reply. Never throws: failures end as an `error` part. */
 /**
  * A run request built by hand (not by the chat) may hold anything: an error part that says what
  * it needs, or undefined when its messages, signal and callTool are there (the tools are read at
  * each step, never ahead, and checked there).
  */
-export const malformedRun = (req: AgentRunRequest | undefined): AgentStreamPart | undefined =>
+const malformedRun = (req: AgentRunRequest | undefined): AgentStreamPart | undefined =>
   Array.isArray(req?.messages) && req.messages.every((m) => m && typeof m == 'object') && typeof req.signal?.aborted == 'boolean' && typeof req.callTool == 'function'
     ? undefined
     : { type: 'error', error: 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.', code: 'bad_request' };
 
+/** Runs the loop; `step` streams one model reply. Never throws: failures end as an `error` part. */
 export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: number): AsyncGenerator<AgentStreamPart> {
   const bad = malformedRun(req);
   if (bad) return yield bad;
