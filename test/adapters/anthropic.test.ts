@@ -29,6 +29,16 @@ const adapter = (extra: Partial<Parameters<typeof createAnthropicAdapter>[0]> = 
 const bodies = () => server.received.filter((r) => r.url === '/v1/messages').map((r) => r.json() as MessageCreateParamsStreaming);
 
 describe('createAnthropicAdapter: streaming', () => {
+  it('sends a whole max_tokens of at least 1: a maxOutputTokens that is NaN, 0, Infinity or a string is the default 4096 (the API refused them)', async () => {
+    for (const [given, sent] of [[NaN, 4096], [0, 4096], [Infinity, 4096], ['500', 4096], [300.7, 300], [undefined, 4096]] as const) {
+      server.received.length = 0;
+      server.queue.push(stream(F.text('ok')));
+      const r = await runAdapter(adapter({ maxOutputTokens: given as number }));
+      assert.deepEqual(r.last, { type: 'finish', reason: 'stop' }, String(given));
+      assert.equal(bodies()[0].max_tokens, sent, String(given));
+    }
+  });
+
   it('streams text deltas; the request is a streaming Messages call with the system prompt and the headers', async () => {
     server.queue.push(stream(F.text()));
     const r = await runAdapter(adapter(), { agent: { id: 'a', instructions: 'Be brief.' } });

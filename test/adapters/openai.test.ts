@@ -61,6 +61,16 @@ describe('createOpenAICompatibleAdapter: streaming', () => {
     }
   });
 
+  it('sends maxOutputTokens only as a whole number of at least 1: NaN, 0, Infinity or a string sends none (servers refused them)', async () => {
+    for (const [given, sent] of [[NaN, undefined], [0, undefined], [Infinity, undefined], ['500', undefined], [300.7, 300]] as const) {
+      let body: Record<string, unknown> = {};
+      const fetch = async (_u: unknown, init?: RequestInit) => ((body = JSON.parse(String(init?.body))), new Response(sse(F.text('ok')), { headers: { 'content-type': 'text/event-stream' } }));
+      await runAdapter(createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm', check: false, maxOutputTokens: given as number, fetch }));
+      assert.equal(body.max_tokens, sent, String(given));
+      assert.equal(Object.keys(body).filter((k) => /max_.*tokens/.test(k)).length, sent === undefined ? 0 : 1);
+    }
+  });
+
   it('reassembles text whatever the network chunking: cuts mid-line and mid-UTF-8 character', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 64 }), fc.constantFrom(F.TEXT, '€𝄞\u00e9\n\n: not a comment', 'a'), async (size, t) => {

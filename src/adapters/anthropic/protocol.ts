@@ -7,7 +7,7 @@
  */
 import type { ToolDescriptor } from '../../chat/types.js';
 import type { Turn } from '../shared/history.js';
-import { parseArguments, type StepPart } from '../shared/loop.js';
+import { parseArguments, tokenLimit, type StepPart } from '../shared/loop.js';
 import { cutOff, json, networkError, postEvents, streamError, type PostOptions } from '../shared/sse.js';
 
 export type AnthropicBlock =
@@ -24,7 +24,7 @@ export interface AnthropicMessage {
 
 export interface AnthropicBodyOptions {
   model: string;
-  /** `max_tokens` (required by the API). Default 4096. */
+  /** `max_tokens` (required by the API): a whole number of at least 1. Default (and for any other value) 4096. */
   maxOutputTokens?: number;
   /** Passed through as `thinking`, for example `{ type: 'enabled', budget_tokens: 2048 }`. */
   thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
@@ -82,7 +82,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
   }
   return {
     model: o.model,
-    max_tokens: o.maxOutputTokens ?? 4096,
+    max_tokens: tokenLimit(o.maxOutputTokens) ?? 4096,
     stream: true as const,
     messages,
     // Fields left undefined are left out of the JSON.

@@ -20,7 +20,7 @@ export interface OpenAICompatibleAdapterOptions extends OutputOptions {
   maxSteps?: number;
   /** Sent as `parallel_tool_calls` only when set (some servers reject the field). */
   parallelToolCalls?: boolean;
-  /** Sent as `max_tokens` when set. */
+  /** Sent as `max_tokens` when it is a number of at least 1 (cut to a whole number); otherwise the server's default. */
   maxOutputTokens?: number;
   /** Longest wait for the response or the next chunk before the run fails as `network`. Default 120 000. */
   timeoutMs?: number;

@@ -5,7 +5,7 @@
  */
 import type { ToolDescriptor } from '../../chat/types.js';
 import type { Turn } from '../shared/history.js';
-import { parseArguments, type StepPart } from '../shared/loop.js';
+import { parseArguments, tokenLimit, type StepPart } from '../shared/loop.js';
 import { cutOff, json, networkError, postEvents, streamError, type PostOptions } from '../shared/sse.js';
 
 export interface OpenAIAssistantMessage {
@@ -60,7 +60,7 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
     // Fields left undefined are left out of the JSON.
     tools: tools.length ? tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } })) : undefined,
     parallel_tool_calls: tools.length ? o.parallelToolCalls : undefined,
-    ...(o.maxOutputTokens ? { [tokensField(o.base)]: o.maxOutputTokens } : {}),
+    ...(tokenLimit(o.maxOutputTokens) ? { [tokensField(o.base)]: tokenLimit(o.maxOutputTokens) } : {}),
   };
 }
 

@@ -57,6 +57,8 @@ const MAX_PARTS = 256;
  */
 export const stepLimit = (...limits: unknown[]): number =>
   Math.max(1, (limits.find((n) => typeof n === 'number' && n === n) as number | undefined) ?? DEFAULT_MAX_STEPS);
+/** An output token limit as an API takes it: a whole number of at least 1, else none (NaN, 0, '500' and Infinity were sent as is and refused). */
+export const tokenLimit = (n: unknown): number | undefined => (typeof n === 'number' && n >= 1 && n < 2 ** 31 ? Math.floor(n) : undefined);
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
 export const NOT_EXECUTED = 'Error [cancelled] not executed: the run ended before this call ran.';
 /** Answer text for a call that failed without saying why. */
