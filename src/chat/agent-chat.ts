@@ -1036,7 +1036,7 @@ export class AgentChatElement extends LitElement {
       case 'ready':
         return nothing;
       case 'unavailable':
-        return html`<div class="status" part="status" data-state="unavailable"><p>${status.reason || 'The agent is not available.'}</p></div>`;
+        return html`<div class="status" part="status" data-state="unavailable"><p>${this.#reason(status)}</p></div>`;
       case 'needs-download': {
         const size = formatBytes(status.bytes);
         return html`<div class="status" part="status" data-state="needs-download">
@@ -1053,7 +1053,7 @@ export class AgentChatElement extends LitElement {
         </div>`;
       case 'loading':
         return status.progress === undefined
-          ? html`<div class="status" part="status" data-state="loading"><p>${status.note || 'Checking the connection to the agent…'}</p></div>`
+          ? html`<div class="status" part="status" data-state="loading"><p>${this.#reason(status)}</p></div>`
           : html`<div class="status" part="status" data-state="loading">
               <p id="progress-label">Loading the model from this device… ${percent(status.progress)}</p>
               <progress aria-labelledby="progress-label" max="1" .value=${unit(status.progress)}></progress>
@@ -1080,7 +1080,7 @@ export class AgentChatElement extends LitElement {
       case 'downloading':
         return 'The model is downloading.';
       case 'loading':
-        return status.progress === undefined ? status.note || 'Connecting to the agent…' : 'The model is loading.';
+        return status.progress === undefined ? status.note || 'Checking the connection to the agent…' : 'The model is loading.';
       case 'error':
         return 'The agent could not start.';
       default:
@@ -1115,6 +1115,9 @@ export class AgentChatElement extends LitElement {
     const running = s.status === 'running';
     const ready = status.state === 'ready';
     const reason = this.#reason(status);
+    // The status card already shows these words (why the agent is unavailable, what it is checking):
+    // the composer's line keeps them for the input's description, out of sight, so they read once.
+    const said = status.state === 'unavailable' || (status.state === 'loading' && status.progress === undefined);
     // The outline's box goes in as a property (`.style`, through the CSSOM), never a `style`
     // attribute: a page whose CSP refuses inline style attributes still gets it placed.
     const hl = this.#highlightState;
@@ -1149,7 +1152,7 @@ export class AgentChatElement extends LitElement {
           : nothing}
       ${this.#notice ? html`<div class="notice error" part="notice" role="alert"><p>${this.#notice}</p></div>` : nothing}
       ${problem ? html`<p class="reason" part="reason">No page tools: ${problem}</p>` : nothing}
-      <p class="reason" part="reason" id="reason" ?hidden=${ready}>${reason}</p>
+      <p class=${said ? 'reason visually-hidden' : 'reason'} part="reason" id="reason" ?hidden=${ready}>${reason}</p>
       <form part="composer" @submit=${(e: Event) => (e.preventDefault(), this.#submit())}>
         <textarea
           part="input"

@@ -549,6 +549,27 @@ describe('<agent-chat>: adapter statuses', () => {
     localStorage.removeItem('agent-chat:adapter');
   });
 
+  it('an unavailable agent\'s reason and a connection check\'s note are shown once, and still describe the input', async () => {
+    const c = controllable({ state: 'unavailable', reason: 'The server at example.test cannot be reached.' });
+    const el = await fixture<AgentChatElement>(html`<agent-chat .adapters=${c.adapter}></agent-chat>`);
+    // Rendered boxes wider than a pixel (a visually hidden line is one pixel wide) that say `words`.
+    const shown = (words: string) =>
+      [...el.shadowRoot!.querySelectorAll('p')].filter((p) => p.textContent!.includes(words) && p.getBoundingClientRect().width > 1).length;
+    expect(shown('cannot be reached')).to.equal(1);
+    expect(el.shadowRoot!.querySelector('[part~="status"]')!.textContent).to.contain('cannot be reached');
+    const input = el.shadowRoot!.querySelector<HTMLTextAreaElement>('textarea')!;
+    expect(el.shadowRoot!.getElementById(input.getAttribute('aria-describedby')!)!.textContent).to.contain('cannot be reached');
+    await expect(el).to.be.accessible();
+    c.set({ state: 'loading', note: 'Waking the model server.' });
+    await el.updateComplete;
+    expect(shown('Waking the model server')).to.equal(1);
+    expect(el.shadowRoot!.getElementById(input.getAttribute('aria-describedby')!)!.textContent).to.contain('Waking');
+    // Other states' composer line differs from the card, and stays in sight.
+    c.set({ state: 'needs-download', bytes: 1e6 });
+    await el.updateComplete;
+    expect(shown('Download the model to start chatting')).to.equal(1);
+  });
+
   it('without adapters the composer says why it is disabled', async () => {
     const el = await fixture<AgentChatElement>(html`<agent-chat></agent-chat>`);
     expect(el.shadowRoot!.querySelector<HTMLTextAreaElement>('textarea')!.disabled).to.equal(true);
