@@ -6,7 +6,7 @@
  * - never `innerHTML`: raw HTML in model output arrives as text and stays text;
  * - links only for `https:`, `http:` and `mailto:`, opened in a new tab with `rel="noopener noreferrer"`;
  *   any other scheme (`javascript:`, `data:`) leaves the link text without a link, and so does link
- *   text written as an address of another site;
+ *   text written as an address of another site (`https://bank.example`, `bank.example`);
  * - no remote images by default (an image URL can carry data out of the page): an image shows as
  *   its alt text and address, as text.
  */
@@ -160,10 +160,13 @@ function setAttr(data: RenderData, type: number, value: string): void {
   const el = data.nodes[data.nodes.length - 1]!;
   if (type === smd.HREF && el instanceof HTMLAnchorElement) {
     const href = safeHref(value);
-    // Text that reads as an address must be that site's: [https://bank.example](https://evil.example) is no link.
-    const shown = /^(https?:\/\/|www\.)\S+$/i.exec(el.textContent!.trim())?.[0];
-    const site = (url?: string) => url?.split('/')[2];
-    if (href && (!shown || site(safeHref(/^w/i.test(shown) ? `https://${shown}` : shown)) === site(href))) el.href = href;
+    // Text that reads as an address must be that site's: [https://bank.example](https://evil.example)
+    // and [bank.example](https://evil.example) are no links. A bare name with a dot and a final label
+    // of letters reads as a domain (so a file name such as `index.ts` linking elsewhere is text too);
+    // `www.` on either side is the same site.
+    const shown = /^(https?:\/\/\S+|[\w-]+(\.[\w-]+)*\.[a-z]{2,}(:\d+)?([/?#]\S*)?)$/i.exec(el.textContent!.trim())?.[0];
+    const site = (url?: string) => url?.split('/')[2]?.replace(/^www\./i, '');
+    if (href && (!shown || site(safeHref(/^h/i.test(shown) ? shown : `https://${shown}`)) === site(href))) el.href = href;
     // An unsafe target stays text: an anchor without href is not a link.
     else el.removeAttribute('target');
   } else if (type === smd.SRC && el.hasAttribute('data-image')) {

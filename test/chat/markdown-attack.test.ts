@@ -202,11 +202,18 @@ describe('Markdown from an attacker', () => {
       '[www.bank.example](https://evil.example)',
       '[ HTTPS://BANK.EXAMPLE ](https://evil.example)',
       '[https://bank.example](mailto:me@evil.example)',
+      '[bank.example](https://evil.example)',
+      '[Bank.Example/login](https://evil.example/login)',
+      '[pay.bank.example:8443](https://bank.example.evil.example/)',
+      '[bank.example](https://bank.example@evil.example/)',
     ])
       expect(links(spoof), spoof).to.deep.equal([]);
     expect(links('[https://bank.example](https://bank.example/login)')).to.deep.equal(['https://bank.example/login']);
     expect(links('[www.bank.example/help](https://www.bank.example/help)')).to.deep.equal(['https://www.bank.example/help']);
     expect(links('[your bank](https://bank.example/)')).to.deep.equal(['https://bank.example/']);
+    expect(links('[bank.example](https://bank.example/)')).to.deep.equal(['https://bank.example/']);
+    expect(links('[bank.example/help](https://www.bank.example/help)')).to.deep.equal(['https://www.bank.example/help']);
+    expect(links('[version 2.0](https://bank.example/v2)')).to.deep.equal(['https://bank.example/v2']);
     expect(links('see https://bank.example/a?b=1 now')).to.deep.equal(['https://bank.example/a?b=1']);
     expect(links('[mail us](mailto:help@bank.example)')).to.deep.equal(['mailto:help@bank.example']);
   });
