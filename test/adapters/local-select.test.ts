@@ -3,6 +3,7 @@
 // describing the newly selected model. A custom LocalEngine stands in for the engines (Node).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { createLocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalEngine, LocalModel } from '../../src/adapters/local/types.js';
 import type { AgentStreamPart } from '../../src/chat/types.js';
@@ -98,3 +99,55 @@ describe('local adapter: choosing a model', () => {
   });
 });
 
+
+describe('local adapter: waiting for a prepare under way', () => {
+  it("a caller's long-lived signal keeps no listener once its wait for another caller's load ends, however it ends", async () => {
+    const { e, release } = engine();
+    let fail: ((e: Error) => void) | undefined;
+    // The second load fails: a wait that ends in the other caller's error lets its listener go too.
+    const load = e.load;
+    let loads = 0;
+    e.load = (m, o) => (++loads === 2 ? new Promise((_, no) => (fail = no)) : load(m, o));
+    const adapter = createLocalAdapter({ models, engine: e, id: `listeners-${Date.now()}` });
+    await adapter.selectModel('small');
+    // One signal for the page's life, passed to every prepare (a page's own "warm up" control).
+    const page = new AbortController().signal;
+    const listening = () => getEventListeners(page, 'abort').length;
+
+    const first = adapter.prepare(new AbortController().signal);
+    await until(() => adapter.status().state === 'loading');
+    const waits = [adapter.prepare(page), adapter.prepare(page), adapter.prepare(page)];
+    assert.equal(listening(), 3);
+    release();
+    await Promise.all([first, ...waits]);
+    assert.equal(listening(), 0);
+
+    await adapter.unload();
+    const second = adapter.prepare(new AbortController().signal);
+    await until(() => fail !== undefined);
+    const failed = adapter.prepare(page);
+    assert.equal(listening(), 1);
+    fail!(new Error('The disk is gone.'));
+    await assert.rejects(second, /The disk is gone/);
+    await assert.rejects(failed, /The disk is gone/);
+    assert.equal(listening(), 0);
+  });
+
+  it("a wait ended by its own signal rejects with that signal's reason and leaves the load going", async () => {
+    const { e, release } = engine();
+    const adapter = createLocalAdapter({ models, engine: e, id: `own-stop-${Date.now()}` });
+    await adapter.selectModel('small');
+    const first = adapter.prepare(new AbortController().signal);
+    await until(() => adapter.status().state === 'loading');
+    const stop = new AbortController();
+    const waiting = adapter.prepare(stop.signal);
+    const reason = new Error('Stopped by the person.');
+    stop.abort(reason);
+    await assert.rejects(waiting, (e) => e === reason);
+    assert.equal(getEventListeners(stop.signal, 'abort').length, 0);
+    assert.equal(adapter.status().state, 'loading');
+    release();
+    await first;
+    assert.deepEqual(adapter.status(), { state: 'ready' });
+  });
+});

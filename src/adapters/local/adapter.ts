@@ -206,10 +206,16 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     if (session) return Promise.resolve();
     // One cancelled a moment ago is still putting its bytes away: this one starts once it is done.
     // One under way: this caller's signal ends its own wait (a run's Stop), not the other's load.
+    // Its listener goes when the wait ends, either way: a page may pass one signal to every prepare.
     if (preparing)
       return stopping!.aborted
         ? preparing.catch(() => {}).then(() => prepare(signal))
-        : Promise.race([preparing, new Promise<never>((_, no) => (signal.throwIfAborted(), signal.addEventListener('abort', () => no(signal.reason))))]);
+        : new Promise<void>((ok, no) => {
+            const stop = () => no(signal.reason);
+            signal.throwIfAborted();
+            signal.addEventListener('abort', stop, { once: true });
+            preparing!.then(ok, no).finally(() => signal.removeEventListener('abort', stop));
+          });
     stopping = signal;
     if (builtInChosen()) early = create(signal);
     return (preparing = (async () => {
