@@ -84,12 +84,14 @@ describe('createLocalAdapter: Chrome Prompt API and the click that starts its do
     let prepared: Promise<void> | undefined;
     await trustedClick(button('Download', () => void (prepared = adapter.prepare()).catch(() => {})));
     await waitUntil(() => !navigator.userActivation.isActive, 'the activation never expired');
-    // Still checking: the click's create() is the one that downloads.
-    expect(adapter.status()).to.deep.include({ state: 'loading' });
+    // The WebGPU model is still being checked: the click's create() is the one that downloads, and
+    // the status says so, since Chrome's model is the pick whatever that check says.
     expect(lm.createCalls).to.have.length(1);
     expect(lm.downloadStarted).to.equal(true);
+    expect(adapter.status()).to.deep.equal({ state: 'downloading', progress: 0 });
+    lm.step(0.5);
+    expect(adapter.status()).to.deep.equal({ state: 'downloading', progress: 0.5 });
     release();
-    await waitUntil(() => adapter.status().state === 'downloading', `never downloading: ${JSON.stringify(adapter.status())}`);
     lm.step(1);
     await prepared;
     expect(adapter.status()).to.deep.equal({ state: 'ready' });
@@ -112,5 +114,90 @@ describe('createLocalAdapter: Chrome Prompt API and the click that starts its do
     expect(loads).to.deep.equal(['gpu-model']);
     expect(lm.createCalls).to.have.length(0);
     expect(adapter.status()).to.deep.equal({ state: 'ready' });
+  });
+
+  // A page that recommends a GGUF model, in a browser that cannot run it (WebAssembly in a worker
+  // is off: a policy, Chrome's "JavaScript optimization" setting), with a WebGPU model listed too.
+  // Chrome's model is the one chosen as soon as the GGUF's check says so; the WebGPU model's check
+  // has no say in it, and the person's click must not wait for it.
+  const noWorker = () => {
+    const saved = Object.getOwnPropertyDescriptor(window, 'Worker')!;
+    Object.defineProperty(window, 'Worker', { configurable: true, writable: true, value: undefined });
+    return () => Object.defineProperty(window, 'Worker', saved);
+  };
+  const gguf = { id: 'gguf', label: 'GGUF', brief: '', url: '/__models/tiny.gguf', recommended: true };
+
+  it("a recommended GGUF this browser cannot run: Chrome's model is offered, downloaded within the click and ready while another model's check is still under way", async () => {
+    const restore = noWorker();
+    try {
+      const lm = new LanguageModelDouble('downloadable');
+      lm.requireActivation = true;
+      const { webgpu, release } = heldCheck();
+      const adapter = createLocalAdapter({
+        models: [gguf, { id: 'gpu-model', label: 'GPU model', brief: '', engine: 'webgpu' }],
+        webgpu,
+        wasm: { wasmUrl: '/w.wasm' },
+        languageModel: lm,
+        id: `gguf-gone-${Date.now()}-${n++}`,
+      });
+      // What the download card needs is known: it is shown at once, not after the WebGPU model's check.
+      await waitUntil(() => adapter.status().state !== 'loading', `still ${JSON.stringify(adapter.status())}`);
+      expect(adapter.status()).to.deep.equal({ state: 'needs-download' });
+      const seen = recordStatuses(adapter);
+      let prepared: Promise<void> | undefined;
+      await trustedClick(button('Download', () => void (prepared = adapter.prepare()).catch(() => {})));
+      await waitUntil(() => lm.downloadStarted || adapter.status().state === 'error', 'create() was never called');
+      expect(lm.createCalls).to.have.length(1);
+      lm.step(0.5);
+      lm.step(1);
+      await prepared;
+      expect(adapter.status()).to.deep.equal({ state: 'ready' });
+      expect(seen.filter((s) => s.state === 'downloading').map((s) => (s as { progress: number }).progress)).to.deep.equal([0, 0.5, 1]);
+      expect(adapter.models().map((m) => [m.id, m.selected, m.recommended])).to.deep.equal([[BUILT_IN_MODEL_ID, true, true]]);
+      // The WebGPU model's check ends: it joins the list; the choice stays.
+      release();
+      await waitUntil(() => adapter.models().length === 2, 'the WebGPU model never joined the list');
+      expect(adapter.models().map((m) => [m.id, m.selected, m.recommended])).to.deep.equal([[BUILT_IN_MODEL_ID, true, true], ['gpu-model', false, false]]);
+      expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    } finally {
+      restore();
+    }
+  });
+
+  it("a recommended model found unavailable after the click: create() runs then, within the click's activation, not once every other check is done", async () => {
+    const lm = new LanguageModelDouble('downloadable');
+    lm.requireActivation = true;
+    const answers: Record<string, (c: EngineCheck) => void> = {};
+    const webgpu: LocalEngine = {
+      check: (model) => new Promise<EngineCheck>((r) => (answers[model.id] = r)),
+      load: () => Promise.reject(new Error('not this one')),
+    };
+    const adapter = createLocalAdapter({
+      models: [
+        { id: 'big', label: 'Big', brief: '', engine: 'webgpu', recommended: true },
+        { id: 'other', label: 'Other', brief: '', engine: 'webgpu' },
+      ],
+      webgpu,
+      languageModel: lm,
+      id: `held-${Date.now()}-${n++}`,
+    });
+    expect(adapter.status()).to.deep.include({ state: 'loading' });
+    await waitUntil(() => answers.big && answers.other, 'the checks never started');
+    let prepared: Promise<void> | undefined;
+    await trustedClick(button('Download', () => void (prepared = adapter.prepare()).catch(() => {})));
+    // The recommended model may be the one chosen: nothing of Chrome's starts for it yet.
+    expect(lm.createCalls).to.have.length(0);
+    expect(adapter.status()).to.deep.include({ state: 'loading' });
+    expect(navigator.userActivation.isActive).to.equal(true);
+    answers.big!({ state: 'unavailable', reason: 'Too big for this GPU.' });
+    await waitUntil(() => lm.downloadStarted || adapter.status().state === 'error', `create() did not follow the answer: ${JSON.stringify(adapter.status())}`);
+    expect(adapter.status()).to.deep.equal({ state: 'downloading', progress: 0 });
+    lm.step(1);
+    await prepared;
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    answers.other!({ state: 'needs-download' });
+    await waitUntil(() => adapter.models().length === 2, 'the other model never joined the list');
+    expect(adapter.models().find((m) => m.selected)?.id).to.equal(BUILT_IN_MODEL_ID);
+    expect(lm.createCalls).to.have.length(1);
   });
 });

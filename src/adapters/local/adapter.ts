@@ -91,9 +91,12 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   const marker = crypto.getRandomValues(new Uint32Array(2)).join('');
   const listeners = new Set<() => void>();
   let checked: Promise<void> | undefined;
+  // Until the choice is known, which may be before every model is checked (the rest only add to models()).
   let checking = true;
+  let chose!: () => void;
+  const chosen = new Promise<void>((r) => (chose = r));
   // Asked only when a listed model runs outside Chrome's own: for the note, and for WebGPU models.
-  let gpu = false;
+  let gpu: boolean | undefined;
   let selected: Entry | undefined;
   let fallback: Entry | undefined;
   let phase: 'idle' | 'downloading' | 'loading' | 'ready' | 'error' = 'idle';
@@ -137,23 +140,38 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     }
   }
 
-  // Whether prepare() is for Chrome's model, known before the device check ends when choose() picks
-  // it whatever the other models' checks say: it is listed first, so it is the pick when it is the
-  // remembered one, or when no other model is remembered or recommended.
-  const builtInChosen = () => {
-    if (!checking) return selected?.kind === 'prompt-api';
-    const [first, ...rest] = entries;
-    const remembered = remember();
-    return first?.kind === 'prompt-api' && (remembered === first.model.id || !rest.some((e) => e.model.recommended || e.model.id === remembered));
+  // The model with id `id`, else the adapter's default (what models() calls recommended): the first
+  // the page recommends, else the built-in model (listed first), a custom engine's (all of them), a
+  // GGUF, WebGPU. Among the checked models that can run (`known`), or else among those that may: one
+  // not checked yet may be the pick, and then the choice is not known yet.
+  const pick = (id: unknown, known?: boolean) => {
+    for (const f of [(e: Entry) => e.model.id === id, (e: Entry) => e.model.recommended, (e: Entry) => e.kind != 'webgpu', () => true]) {
+      const e = entries.find((e) => f(e) && (e.check ? e.check.state !== 'unavailable' : !known));
+      if (e) return e;
+    }
   };
+  // Whether prepare() is for Chrome's model: known before the device check ends once no model that
+  // would come before it (the remembered one, a recommended one) may still turn out runnable.
+  const builtInChosen = () => (selected ?? pick(remember()))?.kind === 'prompt-api';
 
   const choose = () => {
-    const ok = runnable();
-    const remembered = remember();
-    // The adapter's default (what models() calls recommended): the first the page recommends,
-    // else the built-in model (listed first), a custom engine's (all of them), a GGUF, WebGPU.
-    fallback = ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
-    selected ??= ok.find((e) => e.model.id === remembered) ?? fallback;
+    fallback = pick(null, true);
+    selected ??= pick(remember(), true);
+  };
+
+  // A check came in. A prepare waiting for the choice calls Chrome's create() as soon as it is the
+  // pick (the click's activation lasts only seconds), and the status moves once the pick is checked
+  // (and, for a model outside Chrome's, its note knows about WebGPU) or none can run, not after the
+  // slowest check.
+  const settle = () => {
+    const c = pick(remember());
+    if (checking && preparing && !early && c?.kind === 'prompt-api') early = create(stopping!);
+    if (!checking || !c || (c.check && (c.kind === 'prompt-api' || gpu !== undefined))) {
+      choose();
+      checking = false;
+      chose();
+    }
+    set(phase, progress);
   };
 
   // A download the browser runs on its own (Chrome's model, started by another page or before a
@@ -169,20 +187,26 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       // model is asked about while another one runs too.
       if (gone || phase == 'idle') {
         entry.check = await check(entry);
-        choose();
-        set(phase, progress);
+        settle();
       }
       follow(entry, gone ? Math.min(2 * wait, 6e4) : 2000);
     }, wait);
 
+  // Every model checked. Only WebGPU models wait for the WebGPU answer.
   const ensureChecked = (): Promise<void> =>
     (checked ??= (async () => {
-      gpu = entries.some((e) => e.kind != 'prompt-api') && (await hasWebGPU());
-      await Promise.all(entries.map(async (e) => (e.check = await check(e), follow(e))));
-      choose();
-      checking = false;
-      set(phase, progress);
+      const asked = entries.some((e) => e.kind != 'prompt-api') && hasWebGPU();
+      await Promise.all([
+        (async () => ((gpu = await asked), settle()))(),
+        ...entries.map(async (e) => {
+          if (e.kind == 'webgpu') gpu = await asked;
+          e.check = await check(e);
+          follow(e);
+          settle();
+        }),
+      ]);
     })());
+  const decided = () => (void ensureChecked(), chosen);
 
   function status(): AdapterStatus {
     void ensureChecked();
@@ -197,7 +221,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     // On this device (or loaded): it can run; the first run (or prepare) loads it from disk.
     if (session || c.state === 'cached') return { state: 'ready' };
     if (c.state !== 'needs-download') return { ...c };
-    const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote(gpu);
+    const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote(!!gpu);
     // What the download brings: an unfinished one continues after the bytes it kept.
     return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes - (c.kept ?? 0) } : {}), ...(note ? { note } : {}) };
   }
@@ -219,7 +243,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     stopping = signal;
     if (builtInChosen()) early = create(signal);
     return (preparing = (async () => {
-      await ensureChecked();
+      await decided();
       // Chrome's model turned out unavailable (so its create() is refused): the one chosen instead is prepared.
       if (selected?.kind !== 'prompt-api') dropEarly();
       // No model (or the chosen one gone unavailable) is `unavailable`, with its reason.
@@ -297,7 +321,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     // A request built by hand (not by the chat): in words, not an engine's TypeError. The loop checks the tools.
     if (!Array.isArray(req?.messages) || typeof req.signal?.aborted != 'boolean' || typeof req.callTool != 'function')
       return yield { type: 'error', error: 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.', code: 'bad_request' };
-    await ensureChecked();
+    await decided();
     if (running) return yield { type: 'error', error: 'A reply is already being written.', code: 'bad_request' };
     running = true;
     try {
