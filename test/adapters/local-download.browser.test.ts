@@ -83,6 +83,32 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     expect((await hits())['tiny.gguf']).to.equal(1);
   });
 
+  it('a stored model the browser evicted after the page checked it: a run does not download it unasked (nor call that a load); the card is back', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const first = track(make(cacheName));
+    await settled(first);
+    const download = await startDownload(first);
+    await waitUntil(() => first.status().state === 'ready', `never ready: ${JSON.stringify(first.status())}`, { timeout: 60000 });
+    download.button.remove();
+    await first.unload();
+    // After a reload the model is on this device: no card, and Send is enabled.
+    const adapter = track(make(cacheName));
+    expect(await settled(adapter)).to.deep.equal({ state: 'ready' });
+    // Storage pressure: the browser evicts the origin's caches (best-effort storage) while the page is open.
+    await caches.delete(cacheName);
+    await caches.delete(`${cacheName}:parts`);
+    const seen = recordStatuses(adapter);
+    const parts = await collect(
+      adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) }),
+    );
+    expect(parts).to.deep.equal([{ type: 'error', error: 'The model is not on this device yet: download it first.' }]);
+    expect(adapter.status()).to.deep.include({ state: 'needs-download', bytes: sizes['tiny.gguf'] });
+    expect(adapter.models()[0]).to.deep.include({ cached: false });
+    expect(seen.map((s) => s.state)).to.not.include('loading');
+    expect((await hits())['tiny.gguf']).to.equal(1);
+  });
+
   it('a second click cancels mid-download: back to needs-download, nothing half-stored reported as cached', async () => {
     await resetHits();
     const cacheName = await freshCacheName();

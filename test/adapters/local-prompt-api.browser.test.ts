@@ -64,6 +64,21 @@ describe('createLocalAdapter: Chrome Prompt API', function () {
     expect(lm.destroyed).to.equal(1);
   });
 
+  it("Chrome removed its model after the page checked (it does when the disk fills): a run does not start the download unasked; the card is back", async () => {
+    const lm = new LanguageModelDouble('available');
+    const adapter = createLocalAdapter({ models: [], languageModel: lm });
+    expect(await settled(adapter)).to.deep.equal({ state: 'ready' });
+    lm.availabilityValue = 'downloadable';
+    let parts: AgentStreamPart[] | undefined;
+    void run(adapter, async () => ({ content: [] })).then((p) => (parts = p));
+    // Either the run ends, or the browser's download starts for it (and then waits on this test).
+    await waitUntil(() => parts || lm.createCalls.length, 'the run neither ended nor called create()');
+    expect(lm.createCalls).to.have.length(0);
+    expect(parts).to.deep.equal([{ type: 'error', error: 'The model is not on this device yet: download it first.' }]);
+    expect(adapter.status()).to.deep.equal({ state: 'needs-download' });
+    expect(adapter.models()[0]).to.deep.include({ cached: false });
+  });
+
   it('a second click cancels the browser download: back to needs-download', async () => {
     const lm = new LanguageModelDouble('downloadable');
     const adapter = createLocalAdapter({ models: [], languageModel: lm });

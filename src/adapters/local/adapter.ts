@@ -326,6 +326,13 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     running = true;
     try {
       if (!session) {
+        // On this device when the page checked, maybe hours ago: the browser may have evicted it since,
+        // and a run must not download it unasked (worded as a load). Asked again, unless a prepare is under way.
+        const e = selected;
+        if (!preparing && e?.check?.state === 'cached') {
+          e.check = await check(e);
+          set(phase, progress);
+        }
         const s = status();
         if (s.state === 'needs-download') return yield { type: 'error', error: 'The model is not on this device yet: download it first.' };
         if (s.state === 'error') return yield { type: 'error', error: s.error };
