@@ -66,4 +66,13 @@ describe('createLocalAdapter: the device, as the download card tells it', functi
     }
     undo = undefined;
   });
+
+  it("a WebGPU model's card says nothing about cores or threads: the GPU computes, and the CPU caveats are the GGUF model's", async () => {
+    undo = device({ gpu: { requestAdapter: async () => ({ features: new Set() }) }, hardwareConcurrency: 2 });
+    const cacheName = await freshCacheName();
+    const adapter = createLocalAdapter({ models: [gguf, gpuModel], languageModel: undefined, webgpu, wasm: { wasmUrl: WASM_URL }, cacheName, id: cacheName });
+    expect(await settled(adapter)).to.deep.equal({ state: 'needs-download', bytes: 1000, note: 'This device has 2 cores: replies will come slowly.' });
+    await adapter.selectModel('gpu');
+    expect(adapter.status()).to.deep.equal({ state: 'needs-download', bytes: 5 });
+  });
 });

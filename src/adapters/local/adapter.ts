@@ -221,7 +221,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     // On this device (or loaded): it can run; the first run (or prepare) loads it from disk.
     if (session || c.state === 'cached') return { state: 'ready' };
     if (c.state !== 'needs-download') return { ...c };
-    const note = selected.kind === 'prompt-api' ? undefined : slowDeviceNote(!!gpu);
+    // The caveats are a CPU engine's: Chrome's model and a WebGPU one compute elsewhere.
+    const note = selected.kind === 'prompt-api' || selected.kind === 'webgpu' ? undefined : slowDeviceNote(!!gpu);
     // What the download brings: an unfinished one continues after the bytes it kept.
     return { state: 'needs-download', ...(c.bytes !== undefined ? { bytes: c.bytes - (c.kept ?? 0) } : {}), ...(note ? { note } : {}) };
   }
