@@ -120,7 +120,8 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
     }
   };
 
-  const runnable = () => entries.filter((e) => e.check && e.check.state !== 'unavailable');
+  // The models checked and able to run here; or (`maybe`) those too that are not checked yet.
+  const runnable = (maybe?: boolean) => entries.filter((e) => (e.check ? e.check.state !== 'unavailable' : maybe));
 
   // The remembered choice; storage may be blocked, and then the choice lasts for this page only.
   const remember = (id?: string) => {
@@ -142,21 +143,19 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
 
   // The model with id `id`, else the adapter's default (what models() calls recommended): the first
   // the page recommends, else the built-in model (listed first), a custom engine's (all of them), a
-  // GGUF, WebGPU. Among the checked models that can run (`known`), or else among those that may: one
-  // not checked yet may be the pick, and then the choice is not known yet.
-  const pick = (id: unknown, known?: boolean) => {
-    for (const f of [(e: Entry) => e.model.id === id, (e: Entry) => e.model.recommended, (e: Entry) => e.kind != 'webgpu', () => true]) {
-      const e = entries.find((e) => f(e) && (e.check ? e.check.state !== 'unavailable' : !known));
-      if (e) return e;
-    }
+  // GGUF, WebGPU. Among the checked models that can run, or (`maybe`) those that may: then one not
+  // checked yet may be the pick, and the choice is not known yet.
+  const pick = (id: unknown, maybe?: boolean) => {
+    const ok = runnable(maybe);
+    return ok.find((e) => e.model.id === id) ?? ok.find((e) => e.model.recommended) ?? ok.find((e) => e.kind != 'webgpu') ?? ok[0];
   };
   // Whether prepare() is for Chrome's model: known before the device check ends once no model that
   // would come before it (the remembered one, a recommended one) may still turn out runnable.
-  const builtInChosen = () => (selected ?? pick(remember()))?.kind === 'prompt-api';
+  const builtInChosen = () => (selected ?? pick(remember(), true))?.kind === 'prompt-api';
 
   const choose = () => {
-    fallback = pick(null, true);
-    selected ??= pick(remember(), true);
+    fallback = pick(null);
+    selected ??= pick(remember());
   };
 
   // A check came in. A prepare waiting for the choice calls Chrome's create() as soon as it is the
@@ -164,7 +163,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   // (and, for a model outside Chrome's, its note knows about WebGPU) or none can run, not after the
   // slowest check.
   const settle = () => {
-    const c = pick(remember());
+    const c = pick(remember(), true);
     if (checking && preparing && !early && c?.kind === 'prompt-api') early = create(stopping!);
     if (!checking || !c || (c.check && (c.kind === 'prompt-api' || gpu !== undefined))) {
       choose();
