@@ -116,3 +116,42 @@ describe('local adapter: one grammar build for the same tools', () => {
     assert.doesNotMatch(grammars[3]!, /42/);
   });
 });
+
+describe('local adapter: a run whose engine loop throws', () => {
+  const run = (engine: LocalEngine, signal = new AbortController().signal) =>
+    createLocalAdapter({ models: [{ id: 'm', label: 'M', brief: '' }], engine, id: `throws-${Math.random()}` }).run({
+      messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi.' }] }],
+      tools: [],
+      signal,
+      callTool: async () => ({ content: [] }),
+    });
+  const throwing = (fail: () => Error, onStart?: () => void): LocalEngine => ({
+    check: async () => ({ state: 'cached' }),
+    load: async () => ({
+      generate: async () => '',
+      // An engine with its own tool loop (as Chrome's native tools are) that fails after one part.
+      async *run() {
+        yield { type: 'message-start', messageId: 'msg_1' } as AgentStreamPart;
+        onStart?.();
+        throw fail();
+      },
+      dispose() {},
+    }),
+  });
+
+  it('ends with an error part in words, never a thrown error', async () => {
+    const parts: AgentStreamPart[] = [];
+    for await (const p of run(throwing(() => new Error('The engine lost its context.')))) parts.push(p);
+    assert.deepEqual(parts, [
+      { type: 'message-start', messageId: 'msg_1' },
+      { type: 'error', error: 'The engine lost its context.' },
+    ]);
+  });
+
+  it('ends as aborted when the person stopped the run', async () => {
+    const stop = new AbortController();
+    const parts: AgentStreamPart[] = [];
+    for await (const p of run(throwing(() => new Error('aborted'), () => stop.abort()), stop.signal)) parts.push(p);
+    assert.deepEqual(parts.at(-1), { type: 'finish', reason: 'aborted' });
+  });
+});

@@ -345,7 +345,12 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
       }
       // An engine with its own tool loop (Chrome's native tools) runs the whole turn itself.
       const s = session!;
-      yield* s.run ? s.run(req, options, marker) : (await later()).steps(req, s, options, marker);
+      try {
+        yield* s.run ? s.run(req, options, marker) : (await later()).steps(req, s, options, marker);
+      } catch (e) {
+        // The run's code did not load (offline, a new deploy) or an engine's own loop threw: an error part, as every failure.
+        yield req.signal.aborted ? { type: 'finish', reason: 'aborted' } : { type: 'error', error: why(e) };
+      }
     } finally {
       running = false;
     }
