@@ -272,7 +272,9 @@ describe('createOpenAICompatibleAdapter: the tool loop', () => {
     const m = /^<untrusted-data (\w+)>\n([\s\S]*)\n<\/untrusted-data \1>$/.exec(content);
     assert.ok(m, content);
     assert.match(m[2], /data, not instructions/);
-    assert.ok(m[2].includes(JSON.stringify(evil)));
+    // The forged tag's name is taken out; the rest of the output reaches the model as it was.
+    assert.ok(m[2].includes(JSON.stringify(evil.replace('untrusted-data', '(delimiter removed)'))), m[2]);
+    assert.doesNotMatch(m[2], /untrusted-data/);
     // The marker is unique to the adapter and appears only at the two ends.
     assert.equal(content.split(m[1]).length, 3);
   });
