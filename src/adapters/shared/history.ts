@@ -19,8 +19,9 @@ const REMOVED = '(delimiter removed)';
  * with a guessed marker no longer reads as one. The rest of the text stays as it was.
  */
 function defang(text: string): string {
-  // Plain ASCII (most outputs) needs no folding but case.
-  if (!/[^\0-\x7f]/.test(text)) return text.replace(NAME, REMOVED);
+  // Text that NFKC leaves as it is, with no lookalike letters or invisible characters (almost every
+  // output), needs no folding but case: one pass of native code instead of one per character.
+  if (text.normalize('NFKC') === text && !/[\p{Cf}аеԁѕսтг]/u.test(text)) return text.replace(NAME, REMOVED);
   let folded = '';
   // Where each folded character's original starts, and where the last one ends.
   const at: number[] = [];
