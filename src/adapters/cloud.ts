@@ -10,7 +10,7 @@ import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
 import { AdapterError } from './shared/errors.js';
 import type { StepPart } from './shared/loop.js';
-import { cutOff, json, line, postEvents, type Fetch } from './shared/sse.js';
+import { cutOff, head, json, line, postEvents, type Fetch } from './shared/sse.js';
 
 export interface CloudAdapterOptions {
   /** The app's chat route, for example `/api/chat`. */
@@ -61,7 +61,12 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   // The chat server refuses with the seed's own error part: its code and words stand.
   const checked: Fetch = async (url, init) => {
     const res = await (o.fetch ?? fetch)(url, init);
-    const p = !res.ok && ((await res.clone().json().catch(() => 0)) as Record<string, unknown>);
+    let p: Record<string, unknown> | false | 0 = false;
+    try {
+      p = !res.ok && JSON.parse(await head(res.clone()));
+    } catch {
+      p = 0;
+    }
     if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw serverError(p);
     // The app's own sign-in in front of the handler: the page has a session, not an API key.
     if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);

@@ -120,3 +120,27 @@ describe('HTTP adapters: block indexes that are object keys', () => {
     assert.deepEqual(r.parts.filter((p) => p.type === 'text-delta').map((p) => (p as { delta: string }).delta), ['x']);
   });
 });
+
+describe('HTTP adapters: an error response whose body never ends', () => {
+  // A broken proxy or a hostile endpoint answers 500 and then streams its body without end. The
+  // run must end with the status's error as soon as the start of the body is read, not hold the
+  // body in memory until the deadline (the stream stops after 32 MB only so that the test ends).
+  for (const [name, , make] of adapters)
+    it(`${name}: reads only the start of the body and ends with a network error`, async () => {
+      let sent = 0;
+      const chunk = new TextEncoder().encode(`{"error":{"message":"${'x'.repeat(65_000)}`);
+      const endless = () =>
+        new ReadableStream<Uint8Array>({
+          pull(c) {
+            if (sent > 32e6) return c.close();
+            sent += chunk.byteLength;
+            c.enqueue(chunk);
+          },
+        });
+      const adapter = make(async () => new Response(endless(), { status: 500, headers: { 'content-type': 'application/json' } }));
+      const r = await runAdapter(adapter, { tools: [tool('t')] });
+      assert.equal(assertContract(r.parts), undefined);
+      assert.equal(r.last?.type === 'error' && r.last.code, 'network', JSON.stringify(r.last).slice(0, 300));
+      assert.ok(sent < 1e6, `${sent} bytes of the error body were read`);
+    });
+});

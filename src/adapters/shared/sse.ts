@@ -123,6 +123,23 @@ export const line = (text: string) => {
 const the = (who: string) => who.replace(/^The /, 'the ');
 
 /**
+ * The start of a response's body as text: an error body that never ends (or a huge one) is read
+ * only this far, not into memory until the deadline.
+ */
+export async function head(res: Response, max = 65_536): Promise<string> {
+  const reader = res.body?.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for (let r; text.length < max && !(r = await reader!.read()).done; ) text += decoder.decode(r.value, { stream: true });
+  } catch {
+    // A body that fails midway (or none): what came so far.
+  }
+  reader?.cancel().catch(() => {});
+  return text;
+}
+
+/**
  * An HTTP error response as an AdapterError, with the server's own message when it gave one (its
  * body is untrusted and may be HTML or huge). `quiet` leaves that message out: the chat server
  * uses it so a provider's words, which may quote a key, never reach the browser.
@@ -133,7 +150,7 @@ export async function httpError(res: Response, who: string, quiet?: boolean): Pr
   const after = res.headers.get('retry-after') ?? '';
   const s = /^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000;
   const wait = s > 0 ? Math.ceil(s) : s <= 0 ? 0 : undefined;
-  const body = quiet ? '' : await res.text().catch(() => '');
+  const body = quiet ? '' : await head(res);
   let said: unknown = body;
   try {
     // `{ error: { message } }`, `{ error: "…" }`, `{ detail: "…" }` or a JSON string.
