@@ -201,6 +201,31 @@ describe('createAnthropicAdapter: streaming', () => {
     assert.equal(new Set(uses).size, 2);
   });
 
+  it('ids that differ only in characters the API does not take (`a.1`, `a:1`, `a_1`) stay distinct, each result with its own call', () => {
+    const ids = ['a.1', 'a:1', 'a_1', 'a 1'];
+    const msgs: AgentMessage[] = [
+      user('a'),
+      { id: 'm', role: 'assistant', parts: ids.map((id) => ({ type: 'tool' as const, id, name: 'search', input: {}, state: 'done' as const, output: ok(id) })) },
+      user('b', 'u2'),
+    ];
+    const body = anthropicBody(toTurns(msgs, [tool('search')], 'mk'), [tool('search')], undefined, { model: 'c' });
+    const uses = body.messages[1].content.map((b) => (b as { id: string }).id);
+    const results = body.messages[2].content.filter((b) => b.type === 'tool_result') as { tool_use_id: string; content: string }[];
+    for (const id of uses) assert.match(id, /^[a-zA-Z0-9_-]+$/);
+    // The API refuses a request with two tool_use blocks of one id.
+    assert.equal(new Set(uses).size, ids.length, uses.join(' '));
+    assert.deepEqual(
+      results.map((r) => r.tool_use_id),
+      uses,
+    );
+    assert.deepEqual(
+      results.map((r) => JSON.parse(r.content)),
+      ids,
+    );
+    // An id the API already takes goes back as it came.
+    assert.equal(uses[2], 'a_1');
+  });
+
   it('merges tool results and the next user text into one user message', () => {
     const msgs: AgentMessage[] = [
       user('a'),

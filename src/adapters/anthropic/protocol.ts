@@ -41,8 +41,13 @@ interface AnthropicMeta {
  */
 export const anthropicBase = (url = 'https://api.anthropic.com') => String(url).replace(/\/+$/, '').replace(/\/v1$/, '');
 
-/** A tool call id as the API takes one (`^[a-zA-Z0-9_-]+$`): another provider's, say Kimi's `functions.search:0`, is mapped. */
-const toolId = (id: string) => id.replace(/[^\w-]/g, '_');
+/**
+ * A tool call id as the API takes one (`^[a-zA-Z0-9_-]+$`): another provider's, say Kimi's
+ * `functions.search:0`, is mapped, with a hash of the original so that ids differing only in the
+ * characters replaced (`a.1`, `a:1`) stay two ids.
+ */
+const toolId = (id: string) =>
+  /^[\w-]+$/.test(id) ? id : `${id.replace(/[^\w-]/g, '_')}_${([...id].reduce((h, c) => Math.imul(h, 31) + c.codePointAt(0)! | 0, 7) >>> 0).toString(36)}`;
 
 /** The Messages request for the next step. */
 export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], instructions: string | undefined, o: AnthropicBodyOptions) {
