@@ -61,12 +61,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   // The chat server refuses with the seed's own error part: its code and words stand.
   const checked: Fetch = async (url, init) => {
     const res = await (o.fetch ?? fetch)(url, init);
-    let p: Record<string, unknown> | false | 0 = false;
-    try {
-      p = !res.ok && JSON.parse(await head(res.clone()));
-    } catch {
-      p = 0;
-    }
+    const p = !res.ok && ((await head(res.clone()).then(JSON.parse).catch(() => 0)) as Record<string, unknown>);
     if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw serverError(p);
     // The app's own sign-in in front of the handler: the page has a session, not an API key.
     if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);

@@ -6,6 +6,7 @@
  * the tool calls they came with, as the API requires.
  */
 import type { ToolDescriptor } from '../../chat/types.js';
+import { wireHash } from '../../core/hash.js';
 import type { Turn } from '../shared/history.js';
 import { parseArguments, tokenLimit, type StepPart } from '../shared/loop.js';
 import { cutOff, json, networkError, postEvents, streamError, type PostOptions } from '../shared/sse.js';
@@ -46,8 +47,7 @@ export const anthropicBase = (url = 'https://api.anthropic.com') => String(url).
  * `functions.search:0`, is mapped, with a hash of the original so that ids differing only in the
  * characters replaced (`a.1`, `a:1`) stay two ids.
  */
-const toolId = (id: string) =>
-  /^[\w-]+$/.test(id) ? id : `${id.replace(/[^\w-]/g, '_')}_${([...id].reduce((h, c) => Math.imul(h, 31) + c.codePointAt(0)! | 0, 7) >>> 0).toString(36)}`;
+const toolId = (id: string) => (/^[\w-]+$/.test(id) ? id : `${id.replace(/[^\w-]/g, '_')}_${wireHash(id, 8)}`);
 
 /** The Messages request for the next step. */
 export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], instructions: string | undefined, o: AnthropicBodyOptions) {

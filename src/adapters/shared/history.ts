@@ -10,6 +10,8 @@ export const DEFAULT_MAX_TOOL_OUTPUT = 20_000;
 /** Letters NFKC leaves alone that look like the delimiter's own (Cyrillic, Armenian), and those they look like. */
 const LOOK = 'аеԁѕսтг';
 const LIKE = 'aedsutr';
+/** A character the check folds away or into another: invisible ones and the lookalikes. */
+const FOLDS = new RegExp(`[\\p{Cf}${LOOK}]`, 'u');
 const NAME = /untrusted[^a-z0-9]{0,3}data/gi;
 const REMOVED = '(delimiter removed)';
 
@@ -21,7 +23,7 @@ const REMOVED = '(delimiter removed)';
 function defang(text: string): string {
   // Text that NFKC leaves as it is, with no lookalike letters or invisible characters (almost every
   // output), needs no folding but case: one pass of native code instead of one per character.
-  if (text.normalize('NFKC') === text && !/[\p{Cf}аеԁѕսтг]/u.test(text)) return text.replace(NAME, REMOVED);
+  if (text.normalize('NFKC') === text && !FOLDS.test(text)) return text.replace(NAME, REMOVED);
   let folded = '';
   // Where each folded character's original starts, and where the last one ends.
   const at: number[] = [];
