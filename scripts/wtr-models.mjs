@@ -20,12 +20,18 @@
 //   /__models/lying.gguf        Content-Length of the whole file, half of it, then the connection drops
 //   /__models/badrange.gguf     like resume.gguf, but a Range request gets a 206 of the whole file (bytes 0-)
 //   /__models/spa.gguf          200 with an HTML page, as an app server's fallback route answers a wrong path
+//   /__models/gzip.gguf         the tiny GGUF gzip-compressed on the way (Content-Encoding: no usable length);
+//                               a Range request gets an uncompressed 206, as servers answer one
+//   /__models/chunked.gguf      the tiny GGUF chunked (no Content-Length) by a server that ignores Range
 //   /__models/info              JSON: the byte size of each whole model
 //   /__models/stats             JSON: requests per path since the last /__models/reset
 //   /__models/requests          JSON: each model request since the last reset ({ path, range, ifRange, status }, and
 //                               `cut: true` once a held request's connection closed before the whole file went out)
 // tiny.gguf and tiny-b.gguf answer ranges too (strong ETags), as static file servers and CDNs do.
 //   /__models/coi/<path>        any file of the project with COOP/COEP headers (crossOriginIsolated pages)
+// Ranges answered are `bytes=N-` and `bytes=N-M`.
+import { gzipSync } from 'node:zlib';
+
 let modelBytes;
 let secondBytes;
 const hits = new Map();
@@ -33,9 +39,9 @@ let release;
 let drop;
 let requests = [];
 
-/** Answers `Range: bytes=N-` (honouring If-Range against `etag`) unless `ranges` is false; else the whole file. */
+/** Answers `Range: bytes=N-` or `bytes=N-M` (honouring If-Range against `etag`) unless `ranges` is false; else the whole file. */
 function whole(ctx, bytes, etag, ranges = true) {
-  const range = ranges && /^bytes=(\d+)-$/.exec(ctx.get('range'));
+  const range = ranges && /^bytes=(\d+)-(\d*)$/.exec(ctx.get('range'));
   const ifRange = ctx.get('if-range');
   ctx.set('ETag', etag);
   ctx.set('Accept-Ranges', ranges ? 'bytes' : 'none');
@@ -46,9 +52,10 @@ function whole(ctx, bytes, etag, ranges = true) {
       ctx.set('Content-Range', `bytes */${bytes.length}`);
       return;
     }
+    const end = Math.min(bytes.length - 1, range[2] ? Number(range[2]) : Infinity);
     ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${start}-${bytes.length - 1}/${bytes.length}`);
-    ctx.body = bytes.subarray(start);
+    ctx.set('Content-Range', `bytes ${start}-${end}/${bytes.length}`);
+    ctx.body = bytes.subarray(start, end + 1);
     return;
   }
   ctx.body = bytes;
@@ -178,6 +185,19 @@ export function modelsMiddleware() {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store', ...(long ? {} : { 'content-length': String(bytes.length) }) });
       if (long) res.end(Buffer.concat([bytes, Buffer.alloc(1000, 7)]));
       else res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
+    } else if (name === 'gzip.gguf') {
+      if (ctx.get('range')) whole(ctx, bytes, '"tiny-1"');
+      else {
+        ctx.set('Content-Encoding', 'gzip');
+        ctx.body = gzipSync(bytes);
+      }
+    } else if (name === 'chunked.gguf') {
+      ctx.respond = false;
+      const res = ctx.res;
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
+      const step = bytes.length >> 2;
+      for (let i = 0; i < bytes.length; i += step) res.write(bytes.subarray(i, i + step));
+      res.end();
     } else if (name === 'spa.gguf') {
       ctx.type = 'text/html';
       ctx.body = `<!doctype html><html><head><title>My app</title></head><body><div id="app"></div>${' '.repeat(4000)}</body></html>`;

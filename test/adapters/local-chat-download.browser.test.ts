@@ -77,6 +77,62 @@ describe('<agent-chat> + createLocalAdapter: the download card (wllama, generate
     expect((await hits())['tiny.gguf']).to.equal(1);
   });
 
+  it('Cancel while the downloaded file is checked against its sha256: the whole file is on the device, so no download card (of "1 KB" or any size) and the chat is usable; the first message checks and loads it, with no fetch', async () => {
+    const file = new Uint8Array(await (await fetch('/__models/tiny.gguf')).arrayBuffer());
+    const sha256 = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', file)), (b) => b.toString(16).padStart(2, '0')).join('');
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const adapter = createLocalAdapter({
+      models: [{ id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'], sha256 }],
+      engine: 'wasm',
+      wasm: { wasmUrl: WASM_URL },
+      cacheName,
+      id: cacheName,
+      toolChoice: 'none',
+      maxTokens: 8,
+    });
+    adapters.push(adapter);
+    const { chat } = await chatPage({ adapters: adapter });
+    await waitUntil(() => card(chat)?.dataset.state === 'needs-download', 'no download card', { timeout: 20000 });
+    // WebCrypto's digest waits for the person's Cancel.
+    const digest = crypto.subtle.digest;
+    let hashing!: () => void;
+    let go!: () => void;
+    const hashed = new Promise<void>((r) => (hashing = r));
+    const gate = new Promise<void>((r) => (go = r));
+    Object.defineProperty(crypto.subtle, 'digest', {
+      configurable: true,
+      value: async (...a: Parameters<SubtleCrypto['digest']>) => (hashing(), await gate, digest.apply(crypto.subtle, a)),
+    });
+    try {
+      await trustedClick(q(chat, '[part~="prepare"]')!);
+      await hashed;
+      await chat.updateComplete;
+      const cancel = q(chat, '[part~="prepare"]')!;
+      expect(cancel.textContent!.trim()).to.equal('Cancel');
+      await trustedClick(cancel);
+      go();
+      await waitUntil(() => adapter.status().state !== 'downloading', 'the cancel never ended the download');
+    } finally {
+      delete (crypto.subtle as { digest?: unknown }).digest;
+    }
+    await chat.updateComplete;
+    expect(card(chat)?.textContent?.replace(/\s+/g, ' ').trim() ?? null).to.equal(null);
+    expect(composer(chat).disabled).to.equal(false);
+    expect(adapter.models()[0]).to.deep.include({ cached: true });
+
+    const loading: string[] = [];
+    const watch = new MutationObserver(() => loading.push(`${card(chat)?.dataset.state ?? 'none'}: ${card(chat)?.textContent?.replace(/\s+/g, ' ').trim() ?? ''}`));
+    watch.observe(chat.shadowRoot!, { subtree: true, childList: true, characterData: true, attributes: true });
+    chat.send('Hello.');
+    await waitUntil(() => chat.session.status !== 'running', 'the reply never ended', { timeout: 60000 });
+    watch.disconnect();
+    expect(loading.some((s) => /^loading: Loading the model from this device…/.test(s)), loading.join('\n')).to.equal(true);
+    expect(loading.some((s) => /download/i.test(s)), loading.join('\n')).to.equal(false);
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect((await hits())['tiny.gguf']).to.equal(1);
+  });
+
   it('a second click on the card cancels: the card is back with its Download button, nothing cached, also after a reload', async () => {
     const cacheName = await freshCacheName();
     const adapter = make(cacheName, 'held.gguf');

@@ -3,7 +3,7 @@
 // "reload" (a new adapter over the same Cache Storage), cancellation and broken files.
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
-import { createLocalAdapter, type LocalAdapter } from '../../src/adapters/local/index.js';
+import { createLocalAdapter, wasmEngine, type LocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalModel } from '../../src/adapters/local/index.js';
 import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 
@@ -107,6 +107,84 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
     expect(adapter.models()[0]).to.deep.include({ cached: false });
     expect(seen.map((s) => s.state)).to.not.include('loading');
     expect((await hits())['tiny.gguf']).to.equal(1);
+  });
+
+  it("a stored model evicted between a run's check and the engine's load: the load fetches nothing, the run ends with the same words, the card is back", async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const first = track(make(cacheName));
+    await settled(first);
+    await first.prepare();
+    await first.unload();
+    const adapter = track(make(cacheName));
+    expect(await settled(adapter)).to.deep.equal({ state: 'ready' });
+    // The browser evicts the origin's caches just as the load begins, after the run's check found the
+    // model: every cache opened from then on is opened after the eviction.
+    let evicted: Promise<unknown> | undefined;
+    adapter.subscribe(() => {
+      if (adapter.status().state === 'loading') evicted ??= Promise.all([caches.delete(cacheName), caches.delete(`${cacheName}:parts`)]);
+    });
+    const open = caches.open;
+    Object.defineProperty(caches, 'open', { configurable: true, value: async (name: string) => (await evicted, open.call(caches, name)) });
+    let parts;
+    try {
+      parts = await collect(
+        adapter.run({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], tools: [], signal: new AbortController().signal, callTool: async () => ({ content: [] }) }),
+      );
+    } finally {
+      delete (caches as { open?: unknown }).open;
+    }
+    expect(evicted, 'the load never began').to.not.equal(undefined);
+    expect(parts).to.deep.equal([{ type: 'error', error: 'The model is not on this device yet: download it first.' }]);
+    expect(adapter.status()).to.deep.include({ state: 'needs-download', bytes: sizes['tiny.gguf'] });
+    expect(adapter.models()[0]).to.deep.include({ cached: false });
+    expect((await hits())['tiny.gguf']).to.equal(1);
+    // The card's click downloads it, worded as a download.
+    const seen = recordStatuses(adapter);
+    await adapter.prepare();
+    expect(seen.some((s) => s.state === 'downloading')).to.equal(true);
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect((await hits())['tiny.gguf']).to.equal(2);
+  });
+
+  it('a model without `bytes` served compressed (no usable length): a one-byte range request gives its size, and the progress rises from 0 to 1', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const m: LocalModel = { id: 'gzip', label: 'Gzip', brief: 'Compressed on the way.', url: '/__models/gzip.gguf' };
+    const adapter = track(make(cacheName, [m]));
+    expect(await settled(adapter)).to.not.have.property('bytes');
+    const seen = recordStatuses(adapter);
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    const progress = seen.filter((s) => s.state === 'downloading').map((s) => (s as { progress: number }).progress);
+    expect(progress.some((p) => p > 0 && p < 1), progress.join(' ')).to.equal(true);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).to.be.at.least(progress[i - 1]!);
+    expect(progress.at(-1)).to.equal(1);
+    expect((await serverRequests()).map((r) => [r.path, r.range, r.status])).to.deep.equal([
+      ['gzip.gguf', undefined, 200],
+      ['gzip.gguf', 'bytes=0-0', 206],
+    ]);
+    const stored = await wasmEngine({ wasmUrl: WASM_URL, cacheName }).store.blob(m);
+    expect(new Uint8Array(await stored!.arrayBuffer())).to.deep.equal(new Uint8Array(await (await fetch('/__models/tiny.gguf')).arrayBuffer()));
+  });
+
+  it('a model without `bytes` from a server that gives neither a length nor ranges: no progress is invented (0 until the file is whole), and it downloads', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const m: LocalModel = { id: 'chunked', label: 'Chunked', brief: 'No length.', url: '/__models/chunked.gguf' };
+    const adapter = track(make(cacheName, [m]));
+    await settled(adapter);
+    const seen = recordStatuses(adapter);
+    await adapter.prepare();
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    const progress = seen.filter((s) => s.state === 'downloading').map((s) => (s as { progress: number }).progress);
+    expect(progress.slice(0, -1).every((p) => p === 0), progress.join(' ')).to.equal(true);
+    expect(progress.at(-1)).to.equal(1);
+    expect((await serverRequests()).map((r) => [r.range, r.status])).to.deep.equal([
+      [undefined, 200],
+      ['bytes=0-0', 200],
+    ]);
+    expect(adapter.models()[0]).to.deep.include({ cached: true });
   });
 
   it('a second click cancels mid-download: back to needs-download, nothing half-stored reported as cached', async () => {

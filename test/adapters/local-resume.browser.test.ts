@@ -265,6 +265,68 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
     expect(await (await caches.open(`${otherCache}:parts`)).keys()).to.have.length(0);
   });
 
+  it('a cancel while the downloaded file is checked against its sha256: every byte is here, so ready (not a download of 0 bytes); the next load checks it and fetches nothing', async () => {
+    const total = sizes['tiny.gguf']!;
+    const m = model('tiny.gguf', { sha256: await hex(await bytesOf(await fetch('/__models/tiny.gguf'))) });
+    const cacheName = await freshCacheName();
+    const adapter = track(make(cacheName, m));
+    await settled(adapter);
+    await resetHits();
+    // WebCrypto's digest waits until the test has cancelled.
+    const digest = crypto.subtle.digest;
+    let hashing!: () => void;
+    let go!: () => void;
+    const hashed = new Promise<void>((r) => (hashing = r));
+    const gate = new Promise<void>((r) => (go = r));
+    Object.defineProperty(crypto.subtle, 'digest', {
+      configurable: true,
+      value: async (...a: Parameters<SubtleCrypto['digest']>) => (hashing(), await gate, digest.apply(crypto.subtle, a)),
+    });
+    const controller = new AbortController();
+    let stopped: unknown;
+    try {
+      const prepared = adapter.prepare(controller.signal);
+      await hashed;
+      controller.abort();
+      go();
+      await prepared.catch((e) => (stopped = e));
+    } finally {
+      delete (crypto.subtle as { digest?: unknown }).digest;
+    }
+    expect((stopped as DOMException).name).to.equal('AbortError');
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect(adapter.models()[0]).to.deep.include({ cached: true, bytes: total });
+    // After a reload too. The first load runs the check it missed, worded as a load, with no fetch.
+    const again = track(make(cacheName, m));
+    expect(await settled(again)).to.deep.equal({ state: 'ready' });
+    expect(await store(cacheName).has(m)).to.equal(false);
+    const seen = recordStatuses(again);
+    await again.prepare();
+    expect(again.status()).to.deep.equal({ state: 'ready' });
+    expect(seen.map((x) => x.state)).to.not.include('downloading');
+    const loads = seen.filter((x) => x.state === 'loading').map((x) => (x as { progress: number }).progress);
+    for (let i = 1; i < loads.length; i++) expect(loads[i]).to.be.at.least(loads[i - 1]!);
+    expect(await serverRequests()).to.have.length(1);
+    expect(await store(cacheName).has(m)).to.equal(true);
+  });
+
+  it('a model without `bytes`: after a cancel the card says what remains and the picker the whole size, from the size the download recorded', async () => {
+    await resetHits();
+    const cacheName = await freshCacheName();
+    const total = sizes['tiny.gguf']!;
+    const m = model('resume.gguf', { bytes: undefined });
+    const adapter = track(make(cacheName, m));
+    expect(await settled(adapter)).to.not.have.property('bytes');
+    await cancelMidway(adapter, total);
+    const kept = await store(cacheName).kept(m);
+    expect(adapter.status()).to.deep.include({ state: 'needs-download', bytes: total - kept });
+    expect(adapter.models()[0]!.bytes).to.equal(total);
+    const seen = recordStatuses(adapter);
+    await adapter.prepare();
+    expect(progressOf(seen)[0]).to.equal(kept / total);
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+  });
+
   it('bytes the next download would not continue after are never reported as kept: no validator, a part gone, another size', async () => {
     const total = sizes['tiny.gguf']!;
     const m = model('tiny.gguf');

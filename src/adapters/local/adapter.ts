@@ -9,7 +9,7 @@ import { globalLanguageModel, hasWebGPU, LANGUAGES, promptApiAvailability, slowD
 import { wasmEngine } from './engines/wasm.js';
 import { BUILT_IN_MODEL_ID, modelEntries, type Entry } from './options.js';
 import { DEVICE_CHECK, localIdentity } from '../identity.js';
-import { why } from './words.js';
+import { NOT_HERE, why } from './words.js';
 import type { EngineCheck, EngineProgress, LocalAdapterOptions, LocalEngine, LocalSession } from './types.js';
 
 export { BUILT_IN_MODEL_ID };
@@ -258,6 +258,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
         set(onDisk ? 'loading' : 'downloading', c.state === 'needs-download' && c.kept && c.bytes ? c.kept / c.bytes : 0);
         const loaded = await engines[target.kind]!.load(target.model, {
           signal,
+          onDisk,
           progress(p) {
             // A model already on the device downloads nothing: whatever the engine says, it is a load.
             if (!signal.aborted) set(p.phase === 'download' && !onDisk ? 'downloading' : 'loading', p.progress);
@@ -270,9 +271,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
         session = loaded;
         set('ready', 1);
       } catch (e) {
-        // Back to what is true on disk: a cancelled download stored nothing, a refused file is gone.
+        // Back to what is true on disk: a cancelled download stored nothing, a refused file is gone,
+        // a model gone since its check (NotFoundError) needs its download card again.
         target.check = await check(target);
-        if (signal.aborted) set('idle');
+        if (signal.aborted || (e as Error)?.name === 'NotFoundError') set('idle');
         else {
           error = why(e);
           set('error');
@@ -334,7 +336,7 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
           set(phase, progress);
         }
         const s = status();
-        if (s.state === 'needs-download') return yield { type: 'error', error: 'The model is not on this device yet: download it first.' };
+        if (s.state === 'needs-download') return yield { type: 'error', error: NOT_HERE };
         if (s.state === 'error') return yield { type: 'error', error: s.error };
         try {
           // On disk already (or being prepared): a load, no download; nothing to run here is prepare's error.

@@ -10,7 +10,7 @@
  */
 import { keptBytes, keyOf, openCache, partKey, partsOf, resumable, type StoredFile } from './store-file.js';
 import type { LocalModel, ModelStore } from './types.js';
-import { why } from './words.js';
+import { NOT_HERE, why } from './words.js';
 
 /** A model file could not be downloaded or stored; the message says why in words. */
 class StoreError extends Error {}
@@ -26,7 +26,8 @@ async function clear(bytes: Cache, key: string): Promise<void> {
   await Promise.all((await bytes.keys()).filter((r) => r.url === key || r.url.startsWith(prefix)).map((r) => bytes.delete(r)));
 }
 
-export async function download(options: { cacheName: string; fetch?: typeof fetch }, model: LocalModel, store: ModelStore, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
+/** `onDisk`: the adapter found the file whole here; none of it is fetched (gone since: a NotFoundError). */
+export async function download(options: { cacheName: string; fetch?: typeof fetch; onDisk?: boolean }, model: LocalModel, store: ModelStore, signal: AbortSignal, progress: (p: number) => void): Promise<void> {
   if (typeof caches === 'undefined') throw new StoreError('This page cannot store models (Cache Storage needs a secure context).');
   const key = keyOf(model.url!);
   const fetcher = options.fetch ?? fetch;
@@ -53,6 +54,7 @@ export async function download(options: { cacheName: string; fetch?: typeof fetc
     let kept = keptBytes(file);
     // Every byte arrived last time and only the checks were left (a cancel while hashing): no fetch.
     if (!(file?.bytes && kept === file.bytes)) {
+      if (options.onDisk) throw new DOMException(NOT_HERE, 'NotFoundError');
       await checkQuota(model.bytes && model.bytes - kept);
       let total: number | undefined;
       // A cross-origin server whose CORS refuses If-Range fails the request itself: then the whole
@@ -86,6 +88,14 @@ export async function download(options: { cacheName: string; fetch?: typeof fetc
       const h = response.headers;
       const length = Number(h.get('content-length'));
       if (!kept && length > 0 && !h.get('content-encoding')) total = length;
+      // No size to count against (a compressed or chunked body): the 206 to a one-byte range names the
+      // file's own size in Content-Range (unless it came compressed). A server without ranges cannot say.
+      if (!model.bytes && !total) {
+        const probe = await get({ range: 'bytes=0-0' }).catch(() => undefined);
+        void probe?.body?.cancel().catch(() => {});
+        const r = probe?.status === 206 && !probe.headers.get('content-encoding') && RANGE.exec(probe.headers.get('content-range') ?? '');
+        if (r) total = Number(r[2]) || undefined;
+      }
       if (model.bytes && total && total !== model.bytes) {
         await drop();
         await clear(bytes, key);

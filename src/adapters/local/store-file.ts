@@ -5,7 +5,8 @@
  * - `<cacheName>:parts` holds the bytes, one entry per part, and, while a download is unfinished,
  *   a record of the parts and the server's validator (ETag or Last-Modified) for `If-Range`.
  * - `<cacheName>` holds a model's record only once every byte arrived and the size (and hash, when
- *   the model gives one) checked out: "cached" always means a whole, verified file.
+ *   the model gives one) checked out: a record there always means a whole, verified file. (The
+ *   engine's check also calls a whole file whose checks a cancel cut short cached: its load runs them.)
  *
  * The stored model is the parts joined as one Blob, read from disk as the engine needs it.
  */

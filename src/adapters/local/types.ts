@@ -84,8 +84,12 @@ export type EngineCheck =
 export interface LocalEngine {
   /** Where the model stands on this device. Never downloads. */
   check(model: LocalModel, signal?: AbortSignal): Promise<EngineCheck>;
-  /** Downloads what is missing and loads the model; `progress` reports both. Aborting cancels. */
-  load(model: LocalModel, options: { signal: AbortSignal; progress(p: EngineProgress): void }): Promise<LocalSession>;
+  /**
+   * Downloads what is missing and loads the model; `progress` reports both. Aborting cancels.
+   * `onDisk`: the check said `cached`, so the load fetches nothing: a model gone since rejects with a
+   * `NotFoundError` (a DOMException), and the adapter offers the download again.
+   */
+  load(model: LocalModel, options: { signal: AbortSignal; progress(p: EngineProgress): void; onDisk?: boolean }): Promise<LocalSession>;
 }
 
 /** The subset of Chrome's `LanguageModel` (Prompt API) the adapter uses. */

@@ -21,16 +21,17 @@ export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: M
       return undefined;
     }
   };
+  // An unfinished download the next one continues after (a record it would start over from is none).
+  const unfinished = async (model: LocalModel) => {
+    try {
+      return await resumable(await openCache(name, true), keyOf(model.url!), model);
+    } catch {
+      return undefined;
+    }
+  };
   const store: ModelStore = {
     has: async (model) => !!(await parts(model)),
-    async kept(model) {
-      try {
-        // Only bytes the next download continues after: a record it would start over from counts none.
-        return keptBytes(await resumable(await openCache(name, true), keyOf(model.url!), model));
-      } catch {
-        return 0;
-      }
-    },
+    kept: async (model) => keptBytes(await unfinished(model)),
     async blob(model) {
       const p = await parts(model);
       return p && new Blob(await Promise.all(p.map((r) => r.blob())));
@@ -44,8 +45,12 @@ export function wasmEngine(options: WasmEngineOptions): LocalEngine & { store: M
       }
       if (!model.url) return { state: 'unavailable', reason: `Model "${model.id}" has no GGUF url.` };
       if (await store.has(model)) return { state: 'cached' };
-      const kept = await store.kept(model);
-      return { state: 'needs-download', ...(model.bytes ? { bytes: model.bytes } : {}), ...(kept ? { kept } : {}) };
+      const file = await unfinished(model);
+      const kept = keptBytes(file);
+      const bytes = model.bytes ?? file?.bytes;
+      // Every byte is here and only the checks were left (a cancel while hashing): the load runs them, fetching nothing.
+      if (kept && kept === bytes) return { state: 'cached' };
+      return { state: 'needs-download', ...(bytes ? { bytes } : {}), ...(kept ? { kept } : {}) };
     },
     load: async (model, o) => (await import('../later.js')).loadWasm(model, o, store, { ...options, cacheName: name }),
   };

@@ -7,23 +7,24 @@
 import type { ChatCompletionChunk } from '@wllama/wllama/esm/types/oai-compat.js';
 import { download } from '../download.js';
 import { keyOf, openCache } from '../store-file.js';
-import { why } from '../words.js';
+import { NOT_HERE, why } from '../words.js';
 import type { EngineProgress, GenerateRequest, LocalModel, LocalSession, ModelStore, WasmEngineOptions } from '../types.js';
 
 const quiet = { debug() {}, log() {}, warn() {}, error: (...a: unknown[]) => console.error('[agent-surface-kit local]', ...a) };
 
-/** The wasm engine's `load`: the file from Cache Storage (downloaded first when it is not whole there), into a fresh worker. */
+/** The wasm engine's `load`: the file from Cache Storage (downloaded first when it is not whole there and not `onDisk`), into a fresh worker. */
 export async function loadWasm(
   model: LocalModel,
-  { signal, progress }: { signal: AbortSignal; progress(p: EngineProgress): void },
+  { signal, progress, onDisk }: { signal: AbortSignal; progress(p: EngineProgress): void; onDisk?: boolean },
   store: ModelStore,
   options: WasmEngineOptions & { cacheName: string },
 ): Promise<LocalSession> {
-  if (!(await store.has(model))) await download(options, model, store, signal, (p) => progress({ phase: 'download', progress: p }));
+  // On disk, the download only finishes the checks a cancel cut short: no fetch, and no download progress.
+  if (!(await store.has(model))) await download({ ...options, onDisk }, model, store, signal, (p) => onDisk || progress({ phase: 'download', progress: p }));
   // From here on it is a load from disk, worded as such.
   progress({ phase: 'load', progress: 0.1 });
   const blob = await store.blob(model);
-  if (!blob) throw new Error('The stored model is gone (the browser may have cleared it): download it again.');
+  if (!blob) throw new DOMException(NOT_HERE, 'NotFoundError');
   progress({ phase: 'load', progress: 0.3 });
   const { Wllama } = await import('@wllama/wllama').catch((e: unknown) => {
     throw new Error(`The WebAssembly engine (@wllama/wllama) could not be loaded: ${why(e)}`);
