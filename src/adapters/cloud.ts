@@ -5,7 +5,7 @@
  * descriptors and the agent id (never instructions, never keys); the server streams that step's
  * parts back and the page runs the tools, then posts the next step.
  */
-import type { AgentMessage, AgentPart, ToolDescriptor } from '../chat/types.js';
+import type { AgentMessage, AgentPart, ProviderMetadata, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
 import { AdapterError } from './shared/errors.js';
@@ -32,23 +32,22 @@ export interface CloudAdapterOptions {
 
 export type CloudAdapter = CheckedAdapter;
 
-/** What the server needs of a part: no prompts, no nested sub-agent runs. */
-function wirePart(p: AgentPart): AgentPart | undefined {
-  if (p.type === 'text') return { type: 'text', text: p.text };
-  if (p.type === 'reasoning') return { type: 'reasoning', text: p.text, ...(p.providerMetadata ? { providerMetadata: p.providerMetadata } : {}) };
-  if (p.type !== 'tool') return undefined;
+/** What the server needs of a part: no prompts, no nested sub-agent runs. Fields left undefined are left out of the JSON. */
+function wirePart(p: AgentPart): AgentPart | [] {
+  if (p.type === 'text' || p.type === 'reasoning') return { type: p.type, text: p.text, providerMetadata: (p as { providerMetadata?: ProviderMetadata }).providerMetadata };
+  if (p.type !== 'tool') return [];
   const { id, name, input, state, output, error, providerMetadata } = p;
   // Of an output only its text items reach the model: images and structuredContent stay in the
   // page, so they do not fill the server's body limit.
-  const wire = output && { content: (Array.isArray(output.content) ? output.content : []).filter((c) => c?.type === 'text'), ...(output.isError ? { isError: true } : {}) };
-  return { type: 'tool', id, name, input, state, ...(wire ? { output: wire } : {}), ...(error ? { error } : {}), ...(providerMetadata ? { providerMetadata } : {}) };
+  const wire = output && { content: (Array.isArray(output.content) ? output.content : []).filter((c) => c?.type === 'text'), isError: output.isError };
+  return { type: 'tool', id, name, input, state, output: wire, error, providerMetadata };
 }
 
 export const wireMessages = (messages: readonly AgentMessage[]) =>
-  messages.map((m) => ({ id: m.id, role: m.role, parts: (m.parts ?? []).map(wirePart).filter((p) => p !== undefined) }));
+  messages.map((m) => ({ id: m.id, role: m.role, parts: (m.parts ?? []).flatMap(wirePart) }));
 
 export const wireTools = (tools: readonly ToolDescriptor[]) =>
-  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(t.untrustedOutput ? { untrustedOutput: true } : {}) }));
+  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, untrustedOutput: t.untrustedOutput }));
 
 const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
 
@@ -61,19 +60,18 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
   // The chat server refuses with the seed's own error part: its code and words stand.
   const checked: Fetch = async (url, init) => {
     const res = await (o.fetch ?? fetch)(url, init);
-    const p = !res.ok && ((await head(res.clone()).then(JSON.parse).catch(() => 0)) as Record<string, unknown>);
-    if (p && p.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw serverError(p);
+    const p = (!res.ok && (await head(res.clone()).then(JSON.parse).catch(() => 0))) as Record<string, unknown> | undefined;
+    if (p?.type === 'error' && typeof p.error === 'string' && CODES.includes(p.code)) throw serverError(p);
     // The app's own sign-in in front of the handler: the page has a session, not an API key.
     if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);
     return res;
   };
   return httpAdapter({ ...o, fetch: checked }, cloudIdentity(o), {
     who,
-    headers: () => ({ ...o.headers }),
+    headers: () => o.headers,
     checkUrl: o.endpoint,
     async *step(s, post) {
       const body = { agent: s.agent?.id ?? o.agent, messages: wireMessages(s.messages), tools: wireTools(s.tools) };
-      let ended = false;
       for await (const e of postEvents(o.endpoint, body, post)) {
         const p = json(e, who) as Record<string, unknown>;
         const type = p?.type;
@@ -83,11 +81,10 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
         else if (type === 'error') throw serverError(p);
         else if (type === 'finish' || type === 'step-finish') {
           if (p.reason === 'max-steps') yield { type: 'max-steps' };
-          ended = true;
-          break;
+          return;
         }
       }
-      if (!ended) throw cutOff(who);
+      throw cutOff(who);
     },
   });
 }

@@ -82,7 +82,7 @@ export function anthropicBody(turns: Turn[], tools: readonly ToolDescriptor[], i
     push('assistant', blocks);
     push(
       'user',
-      t.answers.map((a) => ({ type: 'tool_result' as const, tool_use_id: toolId(a.id), content: a.text, ...(a.isError ? { is_error: true } : {}) })),
+      t.answers.map((a) => ({ type: 'tool_result' as const, tool_use_id: toolId(a.id), content: a.text, is_error: a.isError || undefined })),
     );
   }
   return {

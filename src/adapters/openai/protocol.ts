@@ -60,7 +60,7 @@ export function openAIBody(turns: Turn[], tools: readonly ToolDescriptor[], inst
     // Fields left undefined are left out of the JSON.
     tools: tools.length ? tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } })) : undefined,
     parallel_tool_calls: tools.length ? o.parallelToolCalls : undefined,
-    ...(tokenLimit(o.maxOutputTokens) ? { [tokensField(o.base)]: tokenLimit(o.maxOutputTokens) } : {}),
+    [tokensField(o.base)]: tokenLimit(o.maxOutputTokens),
   };
 }
 

@@ -5,7 +5,7 @@
 import type { AdapterStatus, AgentAdapter, AgentErrorCode } from '../../chat/types.js';
 import { AdapterError, errorText } from './errors.js';
 import { toolLoop, type StepInput, type StepPart } from './loop.js';
-import { DEFAULT_TIMEOUT_MS, postEvents, type Fetch, type PostOptions } from './sse.js';
+import { postEvents, type Fetch, type PostOptions } from './sse.js';
 
 /** The options every HTTP adapter takes. */
 export interface HttpOptions {
@@ -18,7 +18,7 @@ export interface HttpOptions {
 
 export interface HttpAdapterSpec {
   who: string;
-  headers: () => Record<string, string>;
+  headers: () => Record<string, string> | undefined;
   /** The URL a GET checks the server with. */
   checkUrl: string;
   step(input: StepInput, post: PostOptions): AsyncIterable<StepPart>;
@@ -76,7 +76,7 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     if (!check) return;
     if (!quiet && current.state !== 'loading') set({ state: 'loading' });
     try {
-      await postEvents(s.checkUrl, undefined, post(undefined, Math.min((o.timeoutMs ?? 0) > 0 ? o.timeoutMs! : DEFAULT_TIMEOUT_MS, 15_000))).next();
+      await postEvents(s.checkUrl, undefined, post(undefined, Math.min(o.timeoutMs! > 0 ? o.timeoutMs! : 15_000, 15_000))).next();
       report();
     } catch (e) {
       report(e instanceof AdapterError ? e.code : 'network', errorText(e));
@@ -90,7 +90,7 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
       if (!started) void recheck();
       // A chat mounted again while unavailable: its timer may have passed unheard.
       else if (current.state === 'unavailable') later();
-      return () => void listeners.delete(listener);
+      return () => listeners.delete(listener);
     },
     recheck,
     async *run(req) {

@@ -47,16 +47,13 @@ export interface StepInput {
 /** One model step over the conversation and the tools the model is shown. */
 export type Step = (input: StepInput) => AsyncIterable<StepPart>;
 
-export const DEFAULT_MAX_STEPS = 8;
-/** Parts one model step may report. */
-const MAX_PARTS = 256;
 
 /**
- * The first of `limits` that is a number (NaN is not one), else the default, and never below 1: a
+ * The first of `limits` that is a number (NaN is not one), else 8, and never below 1: a
  * mistyped limit (`'ten'`, NaN) falls back instead of meaning no limit.
  */
 export const stepLimit = (...limits: unknown[]): number =>
-  Math.max(1, (limits.find((n) => typeof n === 'number' && n === n) as number | undefined) ?? DEFAULT_MAX_STEPS);
+  Math.max(1, (limits.find((n) => typeof n === 'number' && n === n) as number | undefined) ?? 8);
 /** An output token limit as an API takes it: a whole number of at least 1, else none (NaN, 0, '500' and Infinity were sent as is and refused). */
 export const tokenLimit = (n: unknown): number | undefined => (typeof n === 'number' && n >= 1 && n < 2 ** 31 ? Math.floor(n) : undefined);
 /** Answer text for a call that never ran; starts as the seed's cancelled marker. */
@@ -93,20 +90,12 @@ export function usedIds(messages: readonly AgentMessage[], into = new Set<string
   return into;
 }
 
-/**
- * A run request built by hand (not by the chat) may hold anything: an error part that says what
- * it needs, or undefined when its messages, signal and callTool are there (the tools are read at
- * each step, never ahead, and checked there).
- */
-const malformedRun = (req: AgentRunRequest | undefined): AgentStreamPart | undefined =>
-  Array.isArray(req?.messages) && req.messages.every((m) => m && typeof m == 'object') && typeof req.signal?.aborted == 'boolean' && typeof req.callTool == 'function'
-    ? undefined
-    : { type: 'error', error: 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.', code: 'bad_request' };
-
 /** Runs the loop; `step` streams one model reply. Never throws: failures end as an `error` part. */
 export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: number): AsyncGenerator<AgentStreamPart> {
-  const bad = malformedRun(req);
-  if (bad) return yield bad;
+  // A run request built by hand (not by the chat) may hold anything: an error part says what it
+  // needs (the tools are read at each step, never ahead, and checked there).
+  if (!(Array.isArray(req?.messages) && req.messages.every((m) => m && typeof m == 'object') && typeof req.signal?.aborted == 'boolean' && typeof req.callTool == 'function'))
+    return yield { type: 'error', error: 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.', code: 'bad_request' };
   const limit = stepLimit(maxSteps, req.agent?.maxSteps);
   const messages = [...req.messages];
   const ids = usedIds(messages);
@@ -136,12 +125,12 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         const meta = providerMetadata && { providerMetadata };
         const last = parts.at(-1);
         // No reply has this many; thousands of calls or parts would cost the page quadratic work (and run the calls).
-        if (parts.length >= MAX_PARTS) throw new AdapterError('network', `The model sent more than ${MAX_PARTS} parts (text, reasoning, tool calls) in one step.`);
+        if (parts.length >= 256) throw new AdapterError('network', 'The model sent more than 256 parts (text, reasoning, tool calls) in one step.');
         if (p.type === 'max-steps') capped = true;
         else if (p.type === 'tool-call') {
           // Model output is untrusted: a missing, repeated or reused id gets a fresh one.
-          let id = typeof p.id === 'string' && p.id ? p.id : uid('call');
-          if (ids.has(id)) id = uid('call');
+          let id = p.id;
+          if (!id || typeof id !== 'string' || ids.has(id)) id = uid('call');
           ids.add(id);
           const call = { id, name: String(p.name ?? ''), input: p.input, ...meta };
           const tool: AgentToolPart = { type: 'tool', ...call, state: 'running' };

@@ -18,7 +18,7 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 
 export interface PostOptions {
   fetch?: Fetch;
-  headers: Record<string, string>;
+  headers?: Record<string, string>;
   signal?: AbortSignal;
   timeoutMs?: number;
   /** Names the server in error messages. */
@@ -126,12 +126,12 @@ const the = (who: string) => who.replace(/^The /, 'the ');
  * The start of a response's body as text: an error body that never ends (or a huge one) is read
  * only this far, not into memory until the deadline.
  */
-export async function head(res: Response, max = 65_536): Promise<string> {
+export async function head(res: Response): Promise<string> {
   const reader = res.body?.getReader();
   const decoder = new TextDecoder();
   let text = '';
   try {
-    for (let r; text.length < max && !(r = await reader!.read()).done; ) text += decoder.decode(r.value, { stream: true });
+    for (let r; text.length < 65_536 && !(r = await reader!.read()).done; ) text += decoder.decode(r.value, { stream: true });
   } catch {
     // A body that fails midway (or none): what came so far.
   }
