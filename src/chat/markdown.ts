@@ -149,7 +149,11 @@ function endToken(data: RenderData): void {
 }
 
 function addText(data: RenderData, text: string): void {
-  const node = data.nodes[data.nodes.length - 1]!;
+  let node = data.nodes[data.nodes.length - 1]!;
+  // Text the parser gives a table between rows goes into its last section: the next row joins
+  // that section after the text, so the text reads where it came, as it does when the parser
+  // gives it to the row instead (which it does or not depending on how the text was chunked).
+  if (node.tagName === 'TABLE') node = node.lastElementChild ?? node;
   // Adjacent text joins one node: a long reply stays a few nodes, not one per delta.
   const last = node.lastChild;
   if (last && last.nodeType === 3) (last as Text).appendData(text);

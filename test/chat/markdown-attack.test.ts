@@ -146,6 +146,20 @@ describe('Markdown from an attacker', () => {
     );
   });
 
+  it('text the parser puts between table rows reads in the same place streamed and whole', () => {
+    // Whole, the parser gives the space before `!` to the new row; one character at a time, to the
+    // table before the row opens. Either way it must read before the `!`.
+    for (const text of ['| a |\n|---|\n |!', '| a | b |\n|---|---|\n| x | [c](javascript:1) |\n |!', '| a |\n|---|\n| x |\n |!\n |?']) {
+      const whole = document.createElement('div');
+      renderMarkdown(whole, text);
+      const streamed = document.createElement('div');
+      const stream = createMarkdownStream(streamed);
+      for (const ch of text) stream.write(ch);
+      stream.end();
+      expect(streamed.textContent, JSON.stringify(text)).to.equal(whole.textContent);
+    }
+  });
+
   it('floods finish: a megabyte of text, long runs of markup characters, deep nesting, a huge table', () => {
     const floods = [
       'word '.repeat(200_000),
