@@ -1,5 +1,6 @@
-// ES builds per subpath (lit external) in dist/, a development build in dist/dev/, and one
-// minified CDN entry with lit bundled in dist/cdn/. Types come from `tsc -p tsconfig.build.json`.
+// ES builds per subpath (lit external) in dist/ (shared code in dist/chunks/, a chunk per source
+// module), a development build in dist/dev/, and one minified CDN entry with lit bundled in
+// dist/cdn/. Types come from `tsc -p tsconfig.build.json`.
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import esbuild from 'rollup-plugin-esbuild';
@@ -94,6 +95,47 @@ function keepSurfaceWhole(id, { getModuleInfo }) {
 }
 
 /**
+ * npm builds: a module that more than one entry reaches (the target of a lazy `import()` counts as an
+ * entry) gets a chunk of its own, named by its path in src/ (unique), instead of sharing a chunk per
+ * set of entries; a module one entry alone reaches stays in that entry's file. An app's bundler finds
+ * the modules it finds in src/ and drops the same unused code: a bundler that inlines `import()`
+ * (esbuild without code splitting) wraps every module a lazy chunk imports for lazy evaluation, and
+ * keeps all of a wrapped module, so a shared chunk of many modules kept the constants of those an
+ * app never uses (the local adapter's grammar in an app of the cloud adapter alone). The element
+ * definitions stay in dist/elements.js and dist/chat.js, which package.json's `sideEffects` lists: a
+ * shared chunk that held one was, to bundlers, free of side effects (test/package/tree-shaking.test.ts).
+ */
+function sourceModuleChunks() {
+  const src = resolvePath('src') + '/';
+  // Per build: rollup hands each build its own getModuleInfo.
+  const owners = new WeakMap();
+  const entriesReaching = (getModuleIds, getModuleInfo) => {
+    const reach = new Map();
+    const ids = [...getModuleIds()];
+    const entries = new Set(ids.filter((id) => getModuleInfo(id)?.isEntry));
+    for (const id of ids) for (const lazy of getModuleInfo(id)?.dynamicallyImportedIds ?? []) entries.add(lazy);
+    for (const entry of entries) {
+      const stack = [entry];
+      while (stack.length) {
+        const id = stack.pop();
+        const info = getModuleInfo(id);
+        if (!info || info.isExternal) continue;
+        const set = reach.get(id) ?? reach.set(id, new Set()).get(id);
+        if (set.has(entry)) continue;
+        set.add(entry);
+        stack.push(...info.importedIds);
+      }
+    }
+    return reach;
+  };
+  return (id, { getModuleIds, getModuleInfo }) => {
+    if (!owners.has(getModuleInfo)) owners.set(getModuleInfo, entriesReaching(getModuleIds, getModuleInfo));
+    if (!id.startsWith(src) || (owners.get(getModuleInfo).get(id)?.size ?? 0) < 2) return undefined;
+    return id.slice(src.length).replace(/\.ts$/, '');
+  };
+}
+
+/**
  * Stylesheets given to `unsafeCSS` as a plain template literal lose their comments, the
  * whitespace CSS never needs (runs of it become one space; none around `{`, `}`, `;`, `,` or after
  * `:`) and the `;` before a `}`, in the minified builds only: terser leaves the insides of strings
@@ -152,13 +194,13 @@ export default [
     input: browserEntries,
     external,
     plugins: [cleanDist, compactStyles, compactTemplates, esbuildTs(true), terser(terserOptions)],
-    output: { dir: 'dist', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', manualChunks: sourceModuleChunks() },
   },
   {
     input: browserEntries,
     external,
     plugins: [esbuildTs(false)],
-    output: { dir: 'dist/dev', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+    output: { dir: 'dist/dev', format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js', manualChunks: sourceModuleChunks() },
   },
   {
     input: nodeEntries,
