@@ -23,6 +23,7 @@
 //   /__models/gzip.gguf         the tiny GGUF gzip-compressed on the way (Content-Encoding: no usable length);
 //                               a Range request gets an uncompressed 206, as servers answer one
 //   /__models/chunked.gguf      the tiny GGUF chunked (no Content-Length) by a server that ignores Range
+//   /__models/chunked-etag.gguf the same with a strong ETag: a validator, and still no size and no ranges
 //   /__models/info              JSON: the byte size of each whole model
 //   /__models/stats             JSON: requests per path since the last /__models/reset
 //   /__models/requests          JSON: each model request since the last reset ({ path, range, ifRange, status }, and
@@ -191,10 +192,10 @@ export function modelsMiddleware() {
         ctx.set('Content-Encoding', 'gzip');
         ctx.body = gzipSync(bytes);
       }
-    } else if (name === 'chunked.gguf') {
+    } else if (name === 'chunked.gguf' || name === 'chunked-etag.gguf') {
       ctx.respond = false;
       const res = ctx.res;
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 'no-store', ...(name === 'chunked.gguf' ? {} : { etag: '"tiny-1"', 'accept-ranges': 'none' }) });
       const step = bytes.length >> 2;
       for (let i = 0; i < bytes.length; i += step) res.write(bytes.subarray(i, i + step));
       res.end();

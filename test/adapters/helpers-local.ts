@@ -135,3 +135,31 @@ export async function startDownload(adapter: LocalAdapter): Promise<{ button: HT
     },
   };
 }
+
+/**
+ * A fresh start for one test: the server's counts reset, an empty cache, the adapter `make` builds
+ * on it, and its device check done (`status`, what it settled on).
+ */
+export async function freshAdapter(make: (cacheName: string) => LocalAdapter): Promise<{ cacheName: string; adapter: LocalAdapter; status: AdapterStatus }> {
+  await resetHits();
+  const cacheName = await freshCacheName();
+  const adapter = make(cacheName);
+  return { cacheName, adapter, status: await settled(adapter) };
+}
+
+/**
+ * WebCrypto's digest, held: `hashing` resolves once a digest is asked for, which then waits for
+ * `release()`; `restore()` puts the browser's own back (call it in a `finally`).
+ */
+export function holdDigest(): { hashing: Promise<void>; release(): void; restore(): void } {
+  const digest = crypto.subtle.digest;
+  let started!: () => void;
+  let release!: () => void;
+  const hashing = new Promise<void>((r) => (started = r));
+  const gate = new Promise<void>((r) => (release = r));
+  Object.defineProperty(crypto.subtle, 'digest', {
+    configurable: true,
+    value: async (...a: Parameters<SubtleCrypto['digest']>) => (started(), await gate, digest.apply(crypto.subtle, a)),
+  });
+  return { hashing, release, restore: () => void delete (crypto.subtle as { digest?: unknown }).digest };
+}

@@ -6,7 +6,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, type LocalAdapter, type LocalAdapterOptions, type LocalModel } from '../../src/adapters/local/index.js';
 import { chatPage, q, trustedClick } from '../chat/fixtures.js';
-import { freshCacheName, hits, modelInfo, resetHits, WASM_URL } from './helpers-local.js';
+import { freshCacheName, hits, holdDigest, modelInfo, resetHits, WASM_URL } from './helpers-local.js';
 
 let sizes: Record<string, number>;
 const make = (cacheName: string, file: string, more: Partial<LocalAdapterOptions> = {}): LocalAdapter =>
@@ -95,26 +95,18 @@ describe('<agent-chat> + createLocalAdapter: the download card (wllama, generate
     const { chat } = await chatPage({ adapters: adapter });
     await waitUntil(() => card(chat)?.dataset.state === 'needs-download', 'no download card', { timeout: 20000 });
     // WebCrypto's digest waits for the person's Cancel.
-    const digest = crypto.subtle.digest;
-    let hashing!: () => void;
-    let go!: () => void;
-    const hashed = new Promise<void>((r) => (hashing = r));
-    const gate = new Promise<void>((r) => (go = r));
-    Object.defineProperty(crypto.subtle, 'digest', {
-      configurable: true,
-      value: async (...a: Parameters<SubtleCrypto['digest']>) => (hashing(), await gate, digest.apply(crypto.subtle, a)),
-    });
+    const digest = holdDigest();
     try {
       await trustedClick(q(chat, '[part~="prepare"]')!);
-      await hashed;
+      await digest.hashing;
       await chat.updateComplete;
       const cancel = q(chat, '[part~="prepare"]')!;
       expect(cancel.textContent!.trim()).to.equal('Cancel');
       await trustedClick(cancel);
-      go();
+      digest.release();
       await waitUntil(() => adapter.status().state !== 'downloading', 'the cancel never ended the download');
     } finally {
-      delete (crypto.subtle as { digest?: unknown }).digest;
+      digest.restore();
     }
     await chat.updateComplete;
     expect(card(chat)?.textContent?.replace(/\s+/g, ' ').trim() ?? null).to.equal(null);

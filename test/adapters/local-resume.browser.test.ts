@@ -5,7 +5,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type LocalAdapter, type LocalModel } from '../../src/adapters/local/index.js';
 import type { AdapterStatus } from '../../src/chat/types.js';
-import { button, freshCacheName, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
+import { button, freshAdapter, freshCacheName, holdDigest, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 
 let sizes: Record<string, number>;
 const model = (file: string, extra: Partial<LocalModel> = {}): LocalModel => ({ id: file, label: file, brief: 'The test model.', url: `/__models/${file}`, bytes: sizes['tiny.gguf'], ...extra });
@@ -25,6 +25,45 @@ async function cancelMidway(adapter: LocalAdapter, total: number): Promise<void>
   await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress >= quarter, 'the first quarter never arrived', { timeout: 60000 });
   expect(((await download.cancel()) as DOMException).name).to.equal('AbortError');
   download.button.remove();
+}
+
+/** Downloads with `prepare` and cancels it while the whole file is checked against its sha256 (WebCrypto's digest held till then); the error it ended with. */
+async function cancelWhileHashing(adapter: LocalAdapter): Promise<unknown> {
+  const digest = holdDigest();
+  const controller = new AbortController();
+  try {
+    const prepared = adapter.prepare(controller.signal);
+    await digest.hashing;
+    controller.abort();
+    digest.release();
+    return await prepared.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  } finally {
+    digest.restore();
+  }
+}
+
+/**
+ * After a cancel while hashing, a "reload": a new adapter on the same storage has the model ready and
+ * cached, its record not yet written; the first load runs the check it missed, worded as a load (its
+ * progress rising), with no fetch, and then writes it.
+ */
+async function reloadRunsTheCheck(cacheName: string, m: LocalModel): Promise<void> {
+  const requests = (await serverRequests()).length;
+  const again = track(make(cacheName, m));
+  expect(await settled(again)).to.deep.equal({ state: 'ready' });
+  expect(again.models()[0]).to.deep.include({ cached: true });
+  expect(await store(cacheName).has(m)).to.equal(false);
+  const seen = recordStatuses(again);
+  await again.prepare();
+  expect(again.status()).to.deep.equal({ state: 'ready' });
+  expect(seen.map((x) => x.state)).to.not.include('downloading');
+  const loads = seen.filter((x) => x.state === 'loading').map((x) => (x as { progress: number }).progress);
+  for (let i = 1; i < loads.length; i++) expect(loads[i]).to.be.at.least(loads[i - 1]!);
+  expect(await serverRequests()).to.have.length(requests);
+  expect(await store(cacheName).has(m)).to.equal(true);
 }
 
 describe('createLocalAdapter: a download that stops continues where it stopped (wllama, generated model)', function () {
@@ -268,46 +307,28 @@ describe('createLocalAdapter: a download that stops continues where it stopped (
   it('a cancel while the downloaded file is checked against its sha256: every byte is here, so ready (not a download of 0 bytes); the next load checks it and fetches nothing', async () => {
     const total = sizes['tiny.gguf']!;
     const m = model('tiny.gguf', { sha256: await hex(await bytesOf(await fetch('/__models/tiny.gguf'))) });
-    const cacheName = await freshCacheName();
-    const adapter = track(make(cacheName, m));
-    await settled(adapter);
-    await resetHits();
-    // WebCrypto's digest waits until the test has cancelled.
-    const digest = crypto.subtle.digest;
-    let hashing!: () => void;
-    let go!: () => void;
-    const hashed = new Promise<void>((r) => (hashing = r));
-    const gate = new Promise<void>((r) => (go = r));
-    Object.defineProperty(crypto.subtle, 'digest', {
-      configurable: true,
-      value: async (...a: Parameters<SubtleCrypto['digest']>) => (hashing(), await gate, digest.apply(crypto.subtle, a)),
-    });
-    const controller = new AbortController();
-    let stopped: unknown;
-    try {
-      const prepared = adapter.prepare(controller.signal);
-      await hashed;
-      controller.abort();
-      go();
-      await prepared.catch((e) => (stopped = e));
-    } finally {
-      delete (crypto.subtle as { digest?: unknown }).digest;
-    }
-    expect((stopped as DOMException).name).to.equal('AbortError');
+    const { cacheName, adapter } = await freshAdapter((c) => track(make(c, m)));
+    expect(((await cancelWhileHashing(adapter)) as DOMException).name).to.equal('AbortError');
     expect(adapter.status()).to.deep.equal({ state: 'ready' });
     expect(adapter.models()[0]).to.deep.include({ cached: true, bytes: total });
-    // After a reload too. The first load runs the check it missed, worded as a load, with no fetch.
-    const again = track(make(cacheName, m));
-    expect(await settled(again)).to.deep.equal({ state: 'ready' });
-    expect(await store(cacheName).has(m)).to.equal(false);
-    const seen = recordStatuses(again);
-    await again.prepare();
-    expect(again.status()).to.deep.equal({ state: 'ready' });
-    expect(seen.map((x) => x.state)).to.not.include('downloading');
-    const loads = seen.filter((x) => x.state === 'loading').map((x) => (x as { progress: number }).progress);
-    for (let i = 1; i < loads.length; i++) expect(loads[i]).to.be.at.least(loads[i - 1]!);
     expect(await serverRequests()).to.have.length(1);
-    expect(await store(cacheName).has(m)).to.equal(true);
+    await reloadRunsTheCheck(cacheName, m);
+  });
+
+  it('a model without `bytes` from a server with neither a length nor ranges, cancelled while checked against its sha256: the size it counted is recorded, so ready and cached, also after a reload, and the next load fetches nothing', async () => {
+    const m = model('chunked-etag.gguf', { bytes: undefined, sha256: await hex(await bytesOf(await fetch('/__models/tiny.gguf'))) });
+    const { cacheName, adapter, status } = await freshAdapter((c) => track(make(c, m)));
+    expect(status).to.not.have.property('bytes');
+    expect(((await cancelWhileHashing(adapter)) as DOMException).name).to.equal('AbortError');
+    // The whole body and the one-byte range request the server answered with the whole file again.
+    expect((await serverRequests()).map((r) => [r.range, r.status])).to.deep.equal([
+      [undefined, 200],
+      ['bytes=0-0', 200],
+    ]);
+    expect(adapter.status()).to.deep.equal({ state: 'ready' });
+    expect(adapter.models()[0]).to.deep.include({ cached: true });
+    await reloadRunsTheCheck(cacheName, m);
+    expect(await bytesOf(await store(cacheName).blob(m))).to.deep.equal(await bytesOf(await fetch('/__models/tiny.gguf')));
   });
 
   it('a model without `bytes`: after a cancel the card says what remains and the picker the whole size, from the size the download recorded', async () => {

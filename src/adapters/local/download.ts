@@ -115,13 +115,14 @@ export async function download(options: { cacheName: string; fetch?: typeof fetc
       let head: string | undefined = kept ? undefined : '';
       let chunks: Uint8Array[] = [];
       let buffered = 0;
+      const save = () => bytes.put(key, new Response(JSON.stringify(record)));
       const flush = async () => {
         if (!buffered) return;
         await bytes.put(partKey(key, record.parts.length), new Response(new Blob(chunks as BlobPart[])));
         record.parts.push(buffered);
         chunks = [];
         buffered = 0;
-        await bytes.put(key, new Response(JSON.stringify(record)));
+        await save();
       };
       progress(expected ? received / expected : 0);
       const reader = response.body.getReader();
@@ -162,7 +163,12 @@ export async function download(options: { cacheName: string; fetch?: typeof fetc
         await clear(bytes, key);
         throw new StoreError(`The download stopped at ${received} of ${expected} bytes: the file is incomplete.`);
       }
-      if (!expected) record.bytes = received;
+      // The size, first known now, goes in the record too: a cancel during the checks below keeps a
+      // file the next check finds whole.
+      if (!expected) {
+        record.bytes = received;
+        await save();
+      }
     }
     if (model.sha256) {
       // WebCrypto hashes off the main thread, from the file read into memory once.
