@@ -5,7 +5,7 @@ import { expect } from '@open-wc/testing';
 import { waitUntil } from '../until.js';
 import { createLocalAdapter, wasmEngine, type LocalAdapter } from '../../src/adapters/local/index.js';
 import type { LocalModel } from '../../src/adapters/local/index.js';
-import { button, collect, freshCacheName, hits, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
+import { button, collect, freshAdapter, freshCacheName, hits, modelInfo, recordStatuses, resetHits, serverRequests, settled, startDownload, trustedClick, WASM_URL } from './helpers-local.js';
 
 let sizes: Record<string, number>;
 const tiny = (): LocalModel => ({ id: 'tiny', label: 'Tiny', brief: 'The test model.', url: '/__models/tiny.gguf', bytes: sizes['tiny.gguf'] });
@@ -84,10 +84,7 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it('a stored model the browser evicted after the page checked it: a run does not download it unasked (nor call that a load); the card is back', async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
-    const first = track(make(cacheName));
-    await settled(first);
+    const { cacheName, adapter: first } = await freshAdapter((c) => track(make(c)));
     const download = await startDownload(first);
     await waitUntil(() => first.status().state === 'ready', `never ready: ${JSON.stringify(first.status())}`, { timeout: 60000 });
     download.button.remove();
@@ -110,10 +107,7 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it("a stored model evicted between a run's check and the engine's load: the load fetches nothing, the run ends with the same words, the card is back", async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
-    const first = track(make(cacheName));
-    await settled(first);
+    const { cacheName, adapter: first } = await freshAdapter((c) => track(make(c)));
     await first.prepare();
     await first.unload();
     const adapter = track(make(cacheName));
@@ -148,11 +142,9 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it('a model without `bytes` served compressed (no usable length): a one-byte range request gives its size, and the progress rises from 0 to 1', async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
     const m: LocalModel = { id: 'gzip', label: 'Gzip', brief: 'Compressed on the way.', url: '/__models/gzip.gguf' };
-    const adapter = track(make(cacheName, [m]));
-    expect(await settled(adapter)).to.not.have.property('bytes');
+    const { cacheName, adapter, status } = await freshAdapter((c) => track(make(c, [m])));
+    expect(status).to.not.have.property('bytes');
     const seen = recordStatuses(adapter);
     await adapter.prepare();
     expect(adapter.status()).to.deep.equal({ state: 'ready' });
@@ -169,11 +161,8 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it('a model without `bytes` from a server that gives neither a length nor ranges: no progress is invented (0 until the file is whole), and it downloads', async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
     const m: LocalModel = { id: 'chunked', label: 'Chunked', brief: 'No length.', url: '/__models/chunked.gguf' };
-    const adapter = track(make(cacheName, [m]));
-    await settled(adapter);
+    const { adapter } = await freshAdapter((c) => track(make(c, [m])));
     const seen = recordStatuses(adapter);
     await adapter.prepare();
     expect(adapter.status()).to.deep.equal({ state: 'ready' });
@@ -188,11 +177,9 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it('a second click cancels mid-download: back to needs-download, nothing half-stored reported as cached', async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
     const model = { ...tiny(), id: 'held', url: '/__models/held.gguf' };
-    const adapter = track(make(cacheName, [model]));
-    expect((await settled(adapter)).state).to.equal('needs-download');
+    const { cacheName, adapter, status } = await freshAdapter((c) => track(make(c, [model])));
+    expect(status.state).to.equal('needs-download');
     // One button, as a download card has: the first click starts, the second cancels.
     const download = await startDownload(adapter);
     await waitUntil(() => adapter.status().state === 'downloading' && (adapter.status() as { progress: number }).progress > 0, 'no progress', { timeout: 20000 });
@@ -279,11 +266,8 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it('a file cut short by a server that gives the cut length as the whole (no `bytes` to check it by): an error in words when the engine refuses it, not kept, and the next click downloads it again', async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
     const m: LocalModel = { id: 'short', label: 'Short', brief: 'Half a model.', url: '/__models/short.gguf' };
-    const adapter = track(make(cacheName, [m]));
-    await settled(adapter);
+    const { cacheName, adapter } = await freshAdapter((c) => track(make(c, [m])));
     await adapter.prepare().catch(() => {});
     const s = adapter.status() as { state: string; error: string };
     expect(s.state).to.equal('error');
@@ -300,12 +284,9 @@ describe('createLocalAdapter: downloads and the cache (wllama, generated model)'
   });
 
   it('a whole file llama.cpp cannot load on this device (a context too large for its memory): an error in words, kept, and the next click loads it again without a download', async () => {
-    await resetHits();
-    const cacheName = await freshCacheName();
     // Its size checks out: the download brought every byte; only the load fails.
     const m: LocalModel = { ...tiny(), contextSize: 1 << 30 };
-    const adapter = track(make(cacheName, [m]));
-    await settled(adapter);
+    const { cacheName, adapter } = await freshAdapter((c) => track(make(c, [m])));
     await adapter.prepare().catch(() => {});
     const s = adapter.status() as { state: string; error: string };
     expect(s.state).to.equal('error');
