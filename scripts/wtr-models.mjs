@@ -20,8 +20,9 @@
 //   /__models/lying.gguf        Content-Length of the whole file, half of it, then the connection drops
 //   /__models/badrange.gguf     like resume.gguf, but a Range request gets a 206 of the whole file (bytes 0-)
 //   /__models/spa.gguf          200 with an HTML page, as an app server's fallback route answers a wrong path
-//   /__models/gzip.gguf         the tiny GGUF gzip-compressed on the way (Content-Encoding: no usable length);
-//                               a Range request gets an uncompressed 206, as servers answer one
+//   /__models/gzip.gguf         the tiny GGUF gzip-compressed on the way (Content-Encoding: no usable length), held
+//                               like held.gguf after a quarter of the compressed body; a Range request gets an
+//                               uncompressed 206, as servers answer one
 //   /__models/chunked.gguf      the tiny GGUF chunked (no Content-Length) by a server that ignores Range
 //   /__models/chunked-etag.gguf the same with a strong ETag: a validator, and still no size and no ranges
 //   /__models/info              JSON: the byte size of each whole model
@@ -188,10 +189,7 @@ export function modelsMiddleware() {
       else res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
     } else if (name === 'gzip.gguf') {
       if (ctx.get('range')) whole(ctx, bytes, '"tiny-1"');
-      else {
-        ctx.set('Content-Encoding', 'gzip');
-        ctx.body = gzipSync(bytes);
-      }
+      else await hold(ctx, gzipSync(bytes), { 'content-encoding': 'gzip' }, seen);
     } else if (name === 'chunked.gguf' || name === 'chunked-etag.gguf') {
       ctx.respond = false;
       const res = ctx.res;
