@@ -49,21 +49,33 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   const fail = (e: unknown): never => {
     throw signal.aborted ? signal.reason : toAdapterError(e, o.who);
   };
+  // Every wait ends when the signal aborts (Stop, or the stall timer), whether or not the fetch
+  // honours it: a fetch passed in (a test double, a wrapper) may ignore the signal, and a body it
+  // streams would otherwise keep the run waiting after Stop or past the deadline.
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, no) => (onAbort = () => no(signal.reason)));
+  aborted.catch(() => {});
+  signal.addEventListener('abort', onAbort, { once: true });
+  // What it no longer waits for may still fail (a body erroring on the abort): that is not an unhandled rejection.
+  const race = <T>(p: Promise<T>): Promise<T> => (p.catch(() => {}), signal.aborted ? Promise.reject(signal.reason) : Promise.race([p, aborted]));
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   try {
     arm();
-    const res = await (o.fetch ?? fetch)(
-      url,
-      body === undefined
-        ? { headers: o.headers, signal }
-        : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
+    const res = await race(
+      (async () =>
+        (o.fetch ?? fetch)(
+          url,
+          body === undefined
+            ? { headers: o.headers, signal }
+            : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
+        ))(),
     ).catch(fail);
-    if (!res.ok) throw await httpError(res, o.who, o.quiet);
+    if (!res.ok) throw await race(httpError(res, o.who, o.quiet)).catch(fail);
     const type = res.headers.get('content-type') ?? '';
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
     if (/html/.test(type)) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
     // A server that ignores `stream: true` sends the whole reply as JSON: one event of it.
-    if (body !== undefined && /json/.test(type)) return yield { data: await res.text().catch(fail) };
+    if (body !== undefined && /json/.test(type)) return yield { data: await race(res.text()).catch(fail) };
     reader = res.body?.getReader();
     if (body === undefined) return;
     // No body at all is a reply that ended before it began.
@@ -83,7 +95,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     let paused = Date.now();
     for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
       arm();
-      chunk = await reader.read().catch(fail);
+      chunk = await race(reader.read()).catch(fail);
       // At the end an unterminated event is dropped, as the SSE spec says: the caller notices
       // the missing end-of-stream event and reports a cut-off reply.
       parser.feed(decoder.decode(chunk.value, { stream: !chunk.done }));
@@ -97,6 +109,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     }
   } finally {
     clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
     reader?.cancel().catch(() => {});
   }
 }
