@@ -20,7 +20,11 @@ export interface CloudAdapterOptions {
   fetch?: Fetch;
   /** Extra headers for the app's own server (a CSRF token, say). Cookies go as the page's fetch sends them. */
   headers?: Record<string, string>;
-  /** Model steps per run on the page's side; the server enforces its own limit too. Default `req.agent.maxSteps`, else 8. */
+  /**
+   * Model steps per run on the page's side. Default: the server's limit decides (its agent's
+   * `maxSteps` and `limits.maxSteps`, which it ends the run at with `max-steps`), with 100 as a
+   * backstop. `req.agent.maxSteps` is not read: the cloud adapter sends only the agent's id.
+   */
   maxSteps?: number;
   /** Longest wait for the response or the next event. Default 120 000. */
   timeoutMs?: number;
@@ -49,6 +53,9 @@ export const wireMessages = (messages: readonly AgentMessage[]) =>
 export const wireTools = (tools: readonly ToolDescriptor[]) =>
   tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, untrustedOutput: t.untrustedOutput }));
 
+/** The page's step limit when the option sets none: high enough that the server's own limit ends the run. */
+const SERVER_DECIDES = 100;
+
 const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
 
 /** The server's error part: its code and words when they are the seed's kinds, else a network failure in our words. */
@@ -66,7 +73,7 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
     if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);
     return res;
   };
-  return httpAdapter({ ...o, fetch: checked }, cloudIdentity(o), {
+  return httpAdapter({ ...o, maxSteps: o.maxSteps ?? SERVER_DECIDES, fetch: checked }, cloudIdentity(o), {
     who,
     headers: () => o.headers,
     checkUrl: o.endpoint,
