@@ -7,17 +7,21 @@ import { NOT_EXECUTED, outputText, TOOL_FAILED, uid } from './loop.js';
 
 export const DEFAULT_MAX_TOOL_OUTPUT = 20_000;
 
-/** Letters NFKC leaves alone that look like the delimiter's own (Cyrillic, Armenian), and those they look like. */
-const LOOK = 'аеԁѕսтг';
-const LIKE = 'aedsutr';
-/** A character the check folds away or into another: invisible ones and the lookalikes. */
-const FOLDS = new RegExp(`[\\p{Cf}${LOOK}]`, 'u');
+/**
+ * Lowercase letters NFKC leaves alone that look like the delimiter's own (its capitals lowercase
+ * into them), and those they look like: Unicode's confusables for its letters in Latin (small
+ * capitals, ɑ), Greek, Cyrillic and Armenian. In code point order, which compresses best.
+ */
+const LOOK = 'ɑɴʀαεντυагетѕԁոռստᴀᴅᴇᴛᴜꜱ';
+const LIKE = 'anraentuaretsdnnusadetus';
+/** A character the check folds away or into another: invisible ones and the lookalikes, in either case. */
+const FOLDS = new RegExp(`[\\p{Cf}\\p{DI}${LOOK}]`, 'iu');
 const NAME = /untrusted[^a-z0-9]{0,3}data/gi;
 const REMOVED = '(delimiter removed)';
 
 /**
  * The delimiter's name written inside the data (any case, full-width or styled letters, lookalike
- * letters, zero-width characters between them) becomes `(delimiter removed)`: a forged closing tag
+ * letters, invisible characters between them) becomes `(delimiter removed)`: a forged closing tag
  * with a guessed marker no longer reads as one. The rest of the text stays as it was.
  */
 function defang(text: string): string {
@@ -30,10 +34,10 @@ function defang(text: string): string {
   let i = 0;
   // By code point: styled letters (𝐝) are pairs of UTF-16 units.
   for (const c of text) {
-    const f = /\p{Cf}/u.test(c) ? '' : (LIKE[LOOK.indexOf(c)] ?? c.normalize('NFKC')).toLowerCase();
+    const f = /[\p{Cf}\p{DI}]/u.test(c) ? '' : c.normalize('NFKC').toLowerCase();
     if (f) {
       // One character for one: a fold to more (`ﬀ`, `İ`) stands for none, so positions map back.
-      folded += f.length === 1 ? f : '\0';
+      folded += f.length > 1 ? '\0' : (LIKE[LOOK.indexOf(f)] ?? f);
       at.push(i);
     }
     i += c.length;
