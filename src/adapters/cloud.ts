@@ -5,7 +5,7 @@
  * descriptors and the agent id (never instructions, never keys); the server streams that step's
  * parts back and the page runs the tools, then posts the next step.
  */
-import type { AgentMessage, AgentPart, ProviderMetadata, ToolDescriptor } from '../chat/types.js';
+import type { AgentMessage, AgentPart, AgentToolPart, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
 import { AdapterError } from './shared/errors.js';
@@ -36,16 +36,19 @@ export interface CloudAdapterOptions {
 
 export type CloudAdapter = CheckedAdapter;
 
-/** What the server needs of a part: no prompts, no nested sub-agent runs. Fields left undefined are left out of the JSON. */
-function wirePart(p: AgentPart): AgentPart | [] {
-  if (p.type === 'text' || p.type === 'reasoning') return { type: p.type, text: p.text, providerMetadata: (p as { providerMetadata?: ProviderMetadata }).providerMetadata };
-  if (p.type !== 'tool') return [];
-  const { id, name, input, state, output, error, providerMetadata } = p;
-  // Of an output only its text items reach the model: images and structuredContent stay in the
-  // page, so they do not fill the server's body limit.
-  const wire = output && { content: (Array.isArray(output.content) ? output.content : []).filter((c) => c?.type === 'text'), isError: output.isError };
-  return { type: 'tool', id, name, input, state, output: wire, error, providerMetadata };
-}
+/**
+ * What the server needs of a part: no prompts, no nested sub-agent runs. Text and reasoning have no
+ * tool fields and a tool part no text: fields left undefined are left out of the JSON.
+ */
+const wirePart = ({ type, text, id, name, input, state, output, error, providerMetadata }: WirePart): WirePart | [] =>
+  type === 'text' || type === 'reasoning' || type === 'tool'
+    ? // Of an output only its text items reach the model: images and structuredContent stay in the
+      // page, so they do not fill the server's body limit.
+      { type, text, id, name, input, state, output: output && { content: (Array.isArray(output.content) ? output.content : []).filter((c) => c?.type === 'text'), isError: output.isError }, error, providerMetadata }
+    : [];
+
+/** Any part, read through the fields the wire keeps. */
+type WirePart = { type: AgentPart['type'] } & Partial<Omit<AgentToolPart, 'type'> & { text: string }>;
 
 export const wireMessages = (messages: readonly AgentMessage[]) =>
   messages.map((m) => ({ id: m.id, role: m.role, parts: (m.parts ?? []).flatMap(wirePart) }));
@@ -82,9 +85,8 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
       for await (const e of postEvents(o.endpoint, body, post)) {
         const p = json(e, who) as Record<string, unknown>;
         const type = p?.type;
-        if (type === 'text-delta' && typeof p.delta === 'string') yield { type, delta: p.delta };
-        else if (type === 'reasoning' && typeof p.text === 'string') yield p as StepPart;
-        else if (type === 'tool-call') yield p as StepPart;
+        // The loop reads a part's own fields only (a delta's text, a call's id, name and input).
+        if ((type === 'text-delta' && typeof p.delta === 'string') || (type === 'reasoning' && typeof p.text === 'string') || type === 'tool-call') yield p as StepPart;
         else if (type === 'error') throw serverError(p);
         else if (type === 'finish' || type === 'step-finish') {
           if (p.reason === 'max-steps') yield { type: 'max-steps' };

@@ -42,6 +42,6 @@ export function createAnthropicAdapter(o: AnthropicAdapterOptions): AnthropicAda
       ...o.headers,
     }),
     checkUrl: `${base}/v1/models`,
-    step: (s, post) => anthropicStep(`${base}/v1/messages`, anthropicBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.instructions, o), post),
+    step: (s, post) => anthropicStep(`${base}/v1/messages`, anthropicBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.agent?.instructions, o), post),
   });
 }

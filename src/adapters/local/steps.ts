@@ -17,7 +17,7 @@ export function formatStep(s: Pick<LocalSession, 'generate'>, options: LocalAdap
   let n = 0;
   // The run's steps mostly see the same tools: their grammar is built once.
   const memo: GrammarMemo = {};
-  return async function* ({ messages, tools, instructions, signal }) {
+  return async function* ({ messages, tools, agent, signal }) {
     // A forced (or forbidden) call applies to the run's first step; later steps may answer in text.
     const choice = n++ && first != 'none' ? 'auto' : first;
     const visible = new VisibleText();
@@ -29,7 +29,7 @@ export function formatStep(s: Pick<LocalSession, 'generate'>, options: LocalAdap
     const grammar = await toolCallGrammarSliced(tools, choice, memo);
     const generation = s
       .generate({
-        turns: toTurns(messages, [instructions, toolsPrompt(tools)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: options.maxToolOutputChars }),
+        turns: toTurns(messages, [agent?.instructions, toolsPrompt(tools)].filter(Boolean).join('\n\n'), { tools, marker, maxToolOutputChars: options.maxToolOutputChars }),
         tools,
         grammar,
         toolChoice: tools.length ? choice : 'none',

@@ -40,6 +40,6 @@ export function createOpenAICompatibleAdapter(o: OpenAICompatibleAdapterOptions)
     who: `The model server at ${base}`,
     headers: () => ({ ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}), ...o.headers }),
     checkUrl: `${base}/models`,
-    step: (s, post) => openAIStep(`${base}/chat/completions`, openAIBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.instructions, { ...o, base }), post),
+    step: (s, post) => openAIStep(`${base}/chat/completions`, openAIBody(toTurns(s.messages, s.tools, marker, o), s.tools, s.agent?.instructions, { ...o, base }), post),
   });
 }

@@ -39,8 +39,6 @@ export interface StepInput {
   tools: ToolDescriptor[];
   /** `req.agent`: its instructions for a provider, its id for the cloud adapter. */
   agent?: WebAgent;
-  /** `req.agent.instructions`. */
-  instructions?: string;
   signal: AbortSignal;
 }
 
@@ -120,7 +118,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       // A request built by hand (not by the chat) may hold anything here.
       if (!Array.isArray(tools) || !tools.every((t) => typeof t?.name === 'string'))
         throw new AdapterError('bad_request', 'run(req): req.tools (an array of { name, description, inputSchema }) is missing or malformed.');
-      for await (const p of step({ messages, tools, agent: req.agent, instructions: req.agent?.instructions, signal })) {
+      for await (const p of step({ messages, tools, agent: req.agent, signal })) {
         const { providerMetadata } = p as { providerMetadata?: ProviderMetadata };
         const meta = providerMetadata && { providerMetadata };
         const last = parts.at(-1);

@@ -10,12 +10,6 @@ import { AdapterError } from './errors.js';
 
 export type Fetch = typeof fetch;
 
-/** Longest stream event, in characters: tool arguments are refused past 1 MB, and JSON may double them. */
-const MAX_EVENT = 8e6;
-
-/** Default idle limit: the longest wait for response headers or for the next chunk of a stream. */
-export const DEFAULT_TIMEOUT_MS = 120_000;
-
 export interface PostOptions {
   fetch?: Fetch;
   headers?: Record<string, string>;
@@ -38,9 +32,10 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   const ctl = new AbortController();
   // Aborts for the outer signal or a stall: either way its reason says why.
   const signal = o.signal ? AbortSignal.any([o.signal, ctl.signal]) : ctl.signal;
+  // The longest wait for response headers or for the next chunk of a stream: 120 s unless said.
   // Not a positive number (NaN, 0, '120000') is the default; at most what setTimeout holds (past it,
   // Infinity included, a timer fires at once): either way the request failed as stalled at its start.
-  const ms = Math.min(2 ** 31 - 1, typeof o.timeoutMs === 'number' && o.timeoutMs > 0 ? o.timeoutMs : DEFAULT_TIMEOUT_MS);
+  const ms = Math.min(2 ** 31 - 1, typeof o.timeoutMs === 'number' && o.timeoutMs > 0 ? o.timeoutMs : 120_000);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
     clearTimeout(timer);
@@ -59,13 +54,14 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   // What it no longer waits for may still fail (a body erroring on the abort): that is not an unhandled rejection.
   const race = <T>(p: Promise<T>): Promise<T> => (p.catch(() => {}), signal.aborted ? Promise.reject(signal.reason) : Promise.race([p, aborted]));
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const get = body === undefined;
   try {
     arm();
     const res = await race(
       (async () =>
         (o.fetch ?? fetch)(
           url,
-          body === undefined
+          get
             ? { headers: o.headers, signal }
             : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
         ))(),
@@ -75,9 +71,9 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
     if (/html/.test(type)) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
     // A server that ignores `stream: true` sends the whole reply as JSON: one event of it.
-    if (body !== undefined && /json/.test(type)) return yield { data: await race(res.text()).catch(fail) };
+    if (!get && /json/.test(type)) return yield { data: await race(res.text()).catch(fail) };
     reader = res.body?.getReader();
-    if (body === undefined) return;
+    if (get) return;
     // No body at all is a reply that ended before it began.
     if (!reader) throw cutOff(o.who);
     // One read per network chunk, its events parsed at once: the stall timer is re-armed per chunk.
@@ -85,9 +81,10 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     const parser = createParser({
       onEvent: (e) => queue.push(e),
       // One event that never ends (no real one comes near this) would be held until memory ran out.
-      maxBufferSize: MAX_EVENT,
+      // In characters: tool arguments are refused past 1 MB, and JSON may double them.
+      maxBufferSize: 8e6,
       onError: (e) => {
-        if (e.type === 'max-buffer-size-exceeded') throw networkError(`${o.who} sent a stream event over ${MAX_EVENT / 1e6} MB`);
+        if (e.type === 'max-buffer-size-exceeded') throw networkError(`${o.who} sent a stream event over 8 MB`);
       },
     });
     // A streaming decoder keeps a character split across network chunks whole.

@@ -244,9 +244,9 @@ export async function loadPromptApi(lm: LanguageModelLike, signal: AbortSignal, 
    * tool loop runs them and the next step sends their `tool-response`s.
    */
   const declaredLoop = (req: AgentRunRequest, o: LocalAdapterOptions, marker: string) =>
-    loop(req, o, marker, async function* ({ messages, tools, instructions, signal }) {
+    loop(req, o, marker, async function* ({ messages, tools, agent, signal }) {
       const declared = o.toolChoice == 'none' ? [] : tools;
-      const prompts = nativeMessages(toTurns(messages, tools, marker, o), instructions);
+      const prompts = nativeMessages(toTurns(messages, tools, marker, o), agent?.instructions);
       const last = prompts.at(-1)?.role == 'user' ? prompts.pop()! : { role: 'user', content: '' };
       yield* ask(lm, { ...TOOL_LANGUAGES, signal, initialPrompts: prompts, tools: declared.map(declare) }, [last], { signal }, declared.length > 0);
     });
@@ -281,14 +281,14 @@ export async function loadPromptApi(lm: LanguageModelLike, signal: AbortSignal, 
         answers.push(resolve);
       });
 
-    const step: Step = async function* ({ messages, tools, instructions }) {
+    const step: Step = async function* ({ messages, tools, agent }) {
       if (started) {
         // The answer to the call the last step ended at, as the model reads it.
         for (const a of (toTurns(messages.slice(-1), tools, marker, o)[0] as Extract<Turn, { role: 'assistant' }>).answers) answers.shift()?.(answerText(a));
       } else {
         started = true;
         // This design has no tool-call pieces for the history: earlier calls are written in the prompt format.
-        const turns = textTurns(messages, instructions ?? '', { tools, marker, maxToolOutputChars: o.maxToolOutputChars });
+        const turns = textTurns(messages, agent?.instructions ?? '', { tools, marker, maxToolOutputChars: o.maxToolOutputChars });
         const last = turns.at(-1)?.role == 'user' ? turns.pop()!.content : '';
         // The browser's own error, unconverted: a refusal is told apart from other failures by its name.
         void (async () => {
