@@ -54,7 +54,7 @@ export const wireMessages = (messages: readonly AgentMessage[]) =>
   messages.map((m) => ({ id: m.id, role: m.role, parts: (m.parts ?? []).flatMap(wirePart) }));
 
 export const wireTools = (tools: readonly ToolDescriptor[]) =>
-  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, untrustedOutput: t.untrustedOutput }));
+  tools.map(({ name, description, inputSchema, untrustedOutput }) => ({ name, description, inputSchema, untrustedOutput }));
 
 /** The page's step limit when the option sets none: high enough that the server's own limit ends the run. */
 const SERVER_DECIDES = 100;

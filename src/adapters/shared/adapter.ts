@@ -34,7 +34,8 @@ export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
  * makes it `unavailable`, a reply makes it `ready` again.
  */
 export function httpAdapter(o: HttpOptions, identity: { id: string; label: string }, s: HttpAdapterSpec): CheckedAdapter {
-  const post = (signal?: AbortSignal, timeoutMs = o.timeoutMs): PostOptions => ({ fetch: o.fetch, headers: s.headers(), signal, timeoutMs, who: s.who });
+  // The adapter's options carry `fetch` and `timeoutMs`; the rest is the spec's and the call's.
+  const post = (signal?: AbortSignal, timeoutMs = o.timeoutMs): PostOptions => ({ ...o, headers: s.headers(), signal, timeoutMs, who: s.who });
   const check = o.check !== false;
   let current: AdapterStatus = { state: check ? 'loading' : 'ready' };
   let started = !check;

@@ -63,7 +63,7 @@ export const TOOL_FAILED = 'Error: the tool failed.';
 export const uid = (prefix: string) => `${prefix}_${crypto.getRandomValues(new Uint32Array(3)).join('')}`;
 
 export const outputText = (o: ToolOutput) =>
-  Array.isArray(o?.content) ? o.content.map((c) => (typeof c?.text === 'string' ? c.text : '')).join('\n') : '';
+  (Array.isArray(o?.content) ? o.content : []).map((c) => (typeof c?.text === 'string' ? c.text : '')).join('\n');
 
 /** A name from model output, quoted and cut short, for an error message. */
 const quote = (name: string) => JSON.stringify(name.slice(0, 100));
@@ -116,7 +116,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
       yield { type: 'message-start', messageId };
       const tools = req.tools;
       // A request built by hand (not by the chat) may hold anything here.
-      if (!Array.isArray(tools) || !tools.every((t) => typeof t?.name === 'string'))
+      if (!(Array.isArray(tools) && tools.every((t) => typeof t?.name === 'string')))
         throw new AdapterError('bad_request', 'run(req): req.tools (an array of { name, description, inputSchema }) is missing or malformed.');
       for await (const p of step({ messages, tools, agent: req.agent, signal })) {
         const { providerMetadata } = p as { providerMetadata?: ProviderMetadata };
@@ -127,8 +127,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         if (p.type === 'max-steps') capped = true;
         else if (p.type === 'tool-call') {
           // Model output is untrusted: a missing, repeated or reused id gets a fresh one.
-          let id = p.id;
-          if (!id || typeof id !== 'string' || ids.has(id)) id = uid('call');
+          const id = typeof p.id === 'string' && p.id && !ids.has(p.id) ? p.id : uid('call');
           ids.add(id);
           const call = { id, name: String(p.name ?? ''), input: p.input, ...meta };
           const tool: AgentToolPart = { type: 'tool', ...call, state: 'running' };
@@ -165,7 +164,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
         yield answer(tool, error, output);
       }
       yield { type: 'step-finish', step: n };
-      const reason = signal.aborted ? 'aborted' : !calls.length && !capped ? 'stop' : n >= limit || capped ? 'max-steps' : 0;
+      const reason = signal.aborted ? 'aborted' : calls.length || capped ? (n >= limit || capped) && 'max-steps' : 'stop';
       if (reason) return yield { type: 'finish', reason };
     }
   } catch (e) {

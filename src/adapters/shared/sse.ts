@@ -67,7 +67,8 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
         ))(),
     ).catch(fail);
     if (!res.ok) throw await race(httpError(res, o.who, o.quiet)).catch(fail);
-    const type = res.headers.get('content-type') ?? '';
+    // No header is null, which the tests below read as "null": no match.
+    const type = res.headers.get('content-type') as string;
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
     if (/html/.test(type)) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
     // A server that ignores `stream: true` sends the whole reply as JSON: one event of it.
@@ -125,8 +126,7 @@ export const networkError = (message: string) => new AdapterError('network', mes
 
 /** Untrusted text (a server's words) as one short line. */
 export const line = (text: string) => {
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  return (text = text.replace(/\s+/g, ' ').trim()).length > 300 ? `${text.slice(0, 300)}…` : text;
 };
 
 /** `who` inside a sentence. */
@@ -156,8 +156,8 @@ export async function head(res: Response): Promise<string> {
  */
 export async function httpError(res: Response, who: string, quiet?: boolean): Promise<AdapterError> {
   const status = res.status;
-  // `retry-after` is a number of seconds or an HTTP date.
-  const after = res.headers.get('retry-after') ?? '';
+  // `retry-after` is a number of seconds or an HTTP date; none is null, read as "null": neither.
+  const after = res.headers.get('retry-after') as string;
   const s = /^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000;
   const wait = s > 0 ? Math.ceil(s) : s <= 0 ? 0 : undefined;
   const body = quiet ? '' : await head(res);
