@@ -8,8 +8,7 @@
 import type { AgentMessage, AgentPart, AgentToolPart, ToolDescriptor } from '../chat/types.js';
 import { cloudIdentity } from './identity.js';
 import { httpAdapter, type CheckedAdapter } from './shared/adapter.js';
-import { AdapterError } from './shared/errors.js';
-import type { StepPart } from './shared/loop.js';
+import { AdapterError, type StepPart } from './shared/loop.js';
 import { cutOff, head, json, line, postEvents, type Fetch } from './shared/sse.js';
 
 export interface CloudAdapterOptions {

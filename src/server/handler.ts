@@ -12,7 +12,7 @@
 import { anthropicBase, anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adapters/anthropic/protocol.js';
 import { openAIBody, openAIStep } from '../adapters/openai/protocol.js';
 import { hasScheme } from '../adapters/identity.js';
-import { AdapterError } from '../adapters/shared/errors.js';
+import { AdapterError } from '../adapters/shared/loop.js';
 import { dataMarker, toTurns } from '../adapters/shared/history.js';
 import { stepLimit, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
 import type { Fetch, PostOptions } from '../adapters/shared/sse.js';

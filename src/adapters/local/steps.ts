@@ -5,8 +5,7 @@
  * answers a malformed one with the parser's words, which the model reads in its next step.
  */
 import type { AgentRunRequest, AgentStreamPart } from '../../chat/types.js';
-import { AdapterError, errorText } from '../shared/errors.js';
-import { toolLoop, type Step } from '../shared/loop.js';
+import { AdapterError, errorText, toolLoop, type Step } from '../shared/loop.js';
 import { toolCallGrammarSliced, type GrammarMemo } from './grammar.js';
 import { parseOutput, toolsPrompt, toTurns, VisibleText } from './tool-format.js';
 import type { LocalAdapterOptions, LocalSession } from './types.js';

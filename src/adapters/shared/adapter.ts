@@ -3,8 +3,7 @@
  * `run` as the tool loop over the provider's step.
  */
 import type { AdapterStatus, AgentAdapter, AgentErrorCode } from '../../chat/types.js';
-import { AdapterError, errorText } from './errors.js';
-import { toolLoop, type StepInput, type StepPart } from './loop.js';
+import { AdapterError, errorText, toolLoop, type StepInput, type StepPart } from './loop.js';
 import { postEvents, type Fetch, type PostOptions } from './sse.js';
 
 /** The options every HTTP adapter takes. */

@@ -3,8 +3,16 @@
  * time through `req.callTool`, then the next step, up to `maxSteps`. Every call id the model
  * issued is answered (a call the run did not reach is answered as not executed), so the
  * conversation stays a valid request for the next run.
+ *
+ * Failures end as the seed's `error` codes: an `AdapterError` carries a `code` the widget can
+ * explain and words a person can read. Every adapter throws it, the local one too; what maps an
+ * HTTP provider's failures onto it is in ./sse.ts, which only the HTTP adapters and the chat server
+ * reach. The local adapter's lazily loaded code reaches this module, and esbuild without code
+ * splitting wraps every module such code reaches in a lazy-init function (one per module), so
+ * the error type lives here rather than in a module of its own.
  */
 import type {
+  AgentErrorCode,
   AgentMessage,
   AgentPart,
   AgentRunRequest,
@@ -15,7 +23,22 @@ import type {
   ToolOutput,
   WebAgent,
 } from '../../chat/types.js';
-import { AdapterError, errorText } from './errors.js';
+
+/** A run's failure as one of the seed's error codes, with words a person can read. */
+export class AdapterError extends Error {
+  constructor(
+    readonly code: AgentErrorCode,
+    message: string,
+    /** Seconds the server asked us to wait (429 `retry-after`). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'AdapterError';
+  }
+}
+
+/** What was thrown, in words. */
+export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** What a provider's step reports: stream parts without the message id the loop adds. */
 export type StepPart =

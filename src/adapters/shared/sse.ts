@@ -6,7 +6,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AgentErrorCode } from '../../chat/types.js';
-import { AdapterError } from './errors.js';
+import { AdapterError } from './loop.js';
 
 export type Fetch = typeof fetch;
 

@@ -20,9 +20,8 @@
  * runs skip the native loop.
  */
 import type { AgentRunRequest, AgentStreamPart, ToolDescriptor } from '../../../chat/types.js';
-import { AdapterError } from '../../shared/errors.js';
 import { toTurns, type Turn } from '../../shared/history.js';
-import { stepLimit, toolLoop, type Step, type StepPart } from '../../shared/loop.js';
+import { AdapterError, stepLimit, toolLoop, type Step, type StepPart } from '../../shared/loop.js';
 import { LANGUAGES } from '../detect.js';
 import { isObject } from '../grammar.js';
 import { CALL_CLOSE, CALL_OPEN, NOT_AN_OBJECT } from '../ids.js';
