@@ -13,11 +13,14 @@ interface Named {
 
 export const trimBase = (url: string): string => String(url).replace(/\/+$/, '');
 
-/** A required option that is not a non-empty string is the programmer's mistake: thrown at once, by the lazy factories too. */
-const need = (factory: string, o: object | undefined, ...keys: string[]) => {
+/**
+ * A required option that is not a non-empty string, or the server's URL (the option named `url`)
+ * written without a scheme, is the programmer's mistake: thrown at once, by the lazy factories too.
+ */
+const need = (factory: string, o: object | undefined, url: string, ...keys: string[]) => {
   for (const k of keys)
     if (typeof (o as Record<string, unknown> | undefined)?.[k] !== 'string' || !(o as Record<string, string>)[k]) throw new TypeError(`${factory}: ${k} must be a non-empty string.`);
-  for (const k of ['baseUrl', 'endpoint']) hasScheme(factory, k, (o as Record<string, unknown> | undefined)?.[k]);
+  hasScheme(factory, url, (o as Record<string, unknown> | undefined)?.[url]);
 };
 
 /**
@@ -29,14 +32,14 @@ export const hasScheme = (factory: string, name: string, url: unknown) => {
 };
 
 export const openAIIdentity = (o: Named & { baseUrl: string; model: string }) => (
-  need('createOpenAICompatibleAdapter', o, 'baseUrl', 'model'), { id: o.id ?? `openai-compatible:${trimBase(o.baseUrl)}:${o.model}`, label: o.label ?? o.model }
+  need('createOpenAICompatibleAdapter', o, 'baseUrl', 'baseUrl', 'model'), { id: o.id ?? `openai-compatible:${trimBase(o.baseUrl)}:${o.model}`, label: o.label ?? o.model }
 );
 
-export const anthropicIdentity = (o: Named & { model: string }) => (need('createAnthropicAdapter', o, 'model'), { id: o.id ?? `anthropic:${o.model}`, label: o.label ?? o.model });
+export const anthropicIdentity = (o: Named & { model: string }) => (need('createAnthropicAdapter', o, 'baseUrl', 'model'), { id: o.id ?? `anthropic:${o.model}`, label: o.label ?? o.model });
 
 /** The server's agent is part of the default id and label: two adapters on one route for two agents are two choices. */
 export const cloudIdentity = (o: Named & { endpoint: string; agent?: string }) => (
-  need('createCloudAdapter', o, 'endpoint'), { id: o.id ?? `cloud:${o.endpoint}${o.agent ? `#${o.agent}` : ''}`, label: o.label ?? (o.agent ? `Cloud (${o.agent})` : 'Cloud') }
+  need('createCloudAdapter', o, 'endpoint', 'endpoint'), { id: o.id ?? `cloud:${o.endpoint}${o.agent ? `#${o.agent}` : ''}`, label: o.label ?? (o.agent ? `Cloud (${o.agent})` : 'Cloud') }
 );
 
 export const localIdentity = (o: Named) => ({ id: o.id ?? 'local', label: o.label ?? 'On this device' });

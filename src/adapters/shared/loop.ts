@@ -113,14 +113,8 @@ export function usedIds(messages: readonly AgentMessage[], into = new Set<string
 
 /** Runs the loop; `step` streams one model reply. Never throws: failures end as an `error` part. */
 export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: number): AsyncGenerator<AgentStreamPart> {
-  // A run request built by hand (not by the chat) may hold anything: an error part says what it
-  // needs (the tools are read at each step, never ahead, and checked there).
-  if (!(Array.isArray(req?.messages) && req.messages.every((m) => m && typeof m == 'object') && typeof req.signal?.aborted == 'boolean' && typeof req.callTool == 'function'))
-    return yield { type: 'error', error: 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.', code: 'bad_request' };
-  const limit = stepLimit(maxSteps, req.agent?.maxSteps);
-  const messages = [...req.messages];
-  const ids = usedIds(messages);
-  const signal = req.signal;
+  // Set once the request passed its check: a request that fails it ends as its error part, never aborted.
+  let signal: AbortSignal | undefined;
   // This step's calls, each with the error that answers it instead when it cannot run.
   let calls: [AgentToolPart, string?][] = [];
   const answer = (part: AgentToolPart, error: string, output?: ToolOutput): AgentStreamPart => {
@@ -131,6 +125,14 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
     return { type: 'tool-result', id: part.id, output: output! };
   };
   try {
+    // A run request built by hand (not by the chat) may hold anything: an error part says what it
+    // needs (the tools are read at each step, never ahead, and checked there).
+    if (!(Array.isArray(req?.messages) && req.messages.every((m) => m && typeof m == 'object') && typeof req.signal?.aborted == 'boolean' && typeof req.callTool == 'function'))
+      throw new AdapterError('bad_request', 'run(req): req.messages, req.signal and req.callTool must be given; <agent-chat> passes { messages, tools, signal, callTool }.');
+    signal = req.signal;
+    const limit = stepLimit(maxSteps, req.agent?.maxSteps);
+    const messages = [...req.messages];
+    const ids = usedIds(messages);
     for (let n = 1; ; n++) {
       const messageId = uid('msg');
       const parts: AgentPart[] = [];
@@ -193,7 +195,7 @@ export async function* toolLoop(req: AgentRunRequest, step: Step, maxSteps?: num
   } catch (e) {
     // Calls reported but not answered yet are answered as not executed.
     for (const [tool] of calls) if (tool.state === 'running') yield answer(tool, NOT_EXECUTED);
-    if (signal.aborted) return yield { type: 'finish', reason: 'aborted' };
+    if (signal?.aborted) return yield { type: 'finish', reason: 'aborted' };
     yield { type: 'error', error: errorText(e), code: e instanceof AdapterError ? e.code : 'network' };
   }
 }
