@@ -12,9 +12,8 @@
 import { anthropicBase, anthropicBody, anthropicStep, type AnthropicBodyOptions } from '../adapters/anthropic/protocol.js';
 import { openAIBody, openAIStep } from '../adapters/openai/protocol.js';
 import { hasScheme } from '../adapters/identity.js';
-import { AdapterError } from '../adapters/shared/loop.js';
 import { dataMarker, toTurns } from '../adapters/shared/history.js';
-import { stepLimit, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
+import { AdapterError, stepLimit, uid, usedIds, type StepPart } from '../adapters/shared/loop.js';
 import type { Fetch, PostOptions } from '../adapters/shared/sse.js';
 import type { AgentErrorCode, AgentMessage, AgentStreamPart, ToolDescriptor, ToolOutput } from '../chat/types.js';
 import { compileScope } from '../core/scope.js';
@@ -331,10 +330,18 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ??
     'anonymous';
 
+  // A provider's refusal is read without its body: the provider's words, which may quote a key, never
+  // reach the browser; its status and headers (`retry-after` among them) still say what failed.
+  const wordless: Fetch = async (url, init) => {
+    const res = await (p.fetch ?? fetch)(url, init);
+    if (res.ok) return res;
+    void res.body?.cancel().catch(() => {});
+    return new Response(null, res);
+  };
   const step = (agent: ChatAgentConfig, messages: AgentMessage[], tools: ToolDescriptor[], signal: AbortSignal): AsyncIterable<StepPart> => {
     const turns = toTurns(messages, tools, marker, limits);
     const model = agent.model ?? p.model;
-    const post: PostOptions = { fetch: p.fetch, signal, timeoutMs: p.timeoutMs, who: 'The model provider', quiet: true, headers: {} };
+    const post: PostOptions = { fetch: wordless, signal, timeoutMs: p.timeoutMs, who: 'The model provider', headers: {} };
     if (p.kind === 'anthropic') {
       post.headers = { 'anthropic-version': p.version ?? '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...p.headers };
       return anthropicStep(`${anthropicBase(p.baseUrl)}/v1/messages`, anthropicBody(turns, tools, agent.instructions, { model, maxOutputTokens, thinking: p.thinking }), post);

@@ -306,6 +306,13 @@ describe('createCloudAdapter + createChatHandler', () => {
         'network: The model provider could not be reached or failed; try again.',
       ]);
       assert.equal(app.errors.length, 4, 'the server hears the details through onError');
+      // A refusal's body is never read: its words stay out of the error the server hears too.
+      const refusals = app.errors.slice(0, 3).map((e) => (e instanceof Error ? e.message : String(e)));
+      assert.deepEqual(
+        refusals.filter((m) => new RegExp(`${SECRET}|Traceback|org-123|Incorrect|slow down`).test(m)),
+        [],
+        refusals.join('\n'),
+      );
     } finally {
       await app.close();
     }

@@ -17,8 +17,6 @@ export interface PostOptions {
   timeoutMs?: number;
   /** Names the server in error messages. */
   who: string;
-  /** Leave the server's own words out of error messages (the chat server). */
-  quiet?: boolean;
 }
 
 /**
@@ -66,7 +64,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
             : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
         ))(),
     ).catch(fail);
-    if (!res.ok) throw await race(httpError(res, o.who, o.quiet)).catch(fail);
+    if (!res.ok) throw await race(httpError(res, o.who)).catch(fail);
     // No header is null, which the tests below read as "null": no match.
     const type = res.headers.get('content-type') as string;
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
@@ -151,16 +149,16 @@ export async function head(res: Response): Promise<string> {
 
 /**
  * An HTTP error response as an AdapterError, with the server's own message when it gave one (its
- * body is untrusted and may be HTML or huge). `quiet` leaves that message out: the chat server
- * uses it so a provider's words, which may quote a key, never reach the browser.
+ * body is untrusted and may be HTML or huge). The chat server hands it responses without a body, so
+ * a provider's words, which may quote a key, never reach the browser.
  */
-export async function httpError(res: Response, who: string, quiet?: boolean): Promise<AdapterError> {
+export async function httpError(res: Response, who: string): Promise<AdapterError> {
   const status = res.status;
   // `retry-after` is a number of seconds or an HTTP date; none is null, read as "null": neither.
   const after = res.headers.get('retry-after') as string;
   const s = /^\d/.test(after) ? +after : (Date.parse(after) - Date.now()) / 1000;
   const wait = s > 0 ? Math.ceil(s) : s <= 0 ? 0 : undefined;
-  const body = quiet ? '' : await head(res);
+  const body = await head(res);
   let said: unknown = body;
   try {
     // `{ error: { message } }`, `{ error: "…" }`, `{ detail: "…" }` or a JSON string.
