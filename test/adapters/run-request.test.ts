@@ -59,6 +59,8 @@ describe('HTTP adapters: a malformed run request', () => {
     ['tools that are not an array', { ...whole, tools: 'all' }, /req\.tools/],
     ['no signal', { ...whole, signal: undefined }, /req\.signal/],
     ['no callTool', { ...whole, callTool: undefined }, /req\.callTool/],
+    // Stopped already: still the mistake, not an abort.
+    ['a null message and a signal already aborted', { ...whole, messages: [null], signal: AbortSignal.abort() }, /req\.messages/],
   ];
   for (const [name, req, words] of cases) {
     it(`${name}: one bad_request error part naming what is wrong, nothing sent`, async () => {
