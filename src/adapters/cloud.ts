@@ -55,8 +55,6 @@ export const wireMessages = (messages: readonly AgentMessage[]) =>
 export const wireTools = (tools: readonly ToolDescriptor[]) =>
   tools.map(({ name, description, inputSchema, untrustedOutput }) => ({ name, description, inputSchema, untrustedOutput }));
 
-/** The page's step limit when the option sets none: high enough that the server's own limit ends the run. */
-const SERVER_DECIDES = 100;
 
 const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
 
@@ -75,7 +73,8 @@ export function createCloudAdapter(o: CloudAdapterOptions): CloudAdapter {
     if (res.status === 401 || res.status === 403) throw new AdapterError('bad_request', `${who} refused the credentials of this session (HTTP ${res.status}); sign in again.`);
     return res;
   };
-  return httpAdapter({ ...o, maxSteps: o.maxSteps ?? SERVER_DECIDES, fetch: checked }, cloudIdentity(o), {
+  // Without the option the server's own limit ends the run (it answers max-steps); 100 steps is only the page's backstop.
+  return httpAdapter({ ...o, maxSteps: o.maxSteps ?? 100, fetch: checked }, cloudIdentity(o), {
     who,
     headers: () => o.headers,
     checkUrl: o.endpoint,

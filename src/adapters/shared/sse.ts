@@ -45,12 +45,13 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
   // Every wait ends when the signal aborts (Stop, or the stall timer), whether or not the fetch
   // honours it: a fetch passed in (a test double, a wrapper) may ignore the signal, and a body it
   // streams would otherwise keep the run waiting after Stop or past the deadline.
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, no) => (onAbort = () => no(signal.reason)));
+  // `fail` then throws the signal's reason; an abort comes first, even over an answer already there.
+  let onAbort: () => void;
+  const aborted = new Promise<never>((_, no) => signal.addEventListener('abort', (onAbort = no)));
   aborted.catch(() => {});
-  signal.addEventListener('abort', onAbort, { once: true });
-  // What it no longer waits for may still fail (a body erroring on the abort): that is not an unhandled rejection.
-  const race = <T>(p: Promise<T>): Promise<T> => (p.catch(() => {}), signal.aborted ? Promise.reject(signal.reason) : Promise.race([p, aborted]));
+  // What it no longer waits for may still fail (a body erroring on the abort): that is not an
+  // unhandled rejection. Whatever a wait throws goes through `fail`.
+  const race = <T>(p: Promise<T>): Promise<T> => (p.catch(() => {}), signal.aborted ? Promise.reject() : Promise.race([aborted, p])).catch(fail);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const get = body === undefined;
   try {
@@ -63,14 +64,14 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
             ? { headers: o.headers, signal }
             : { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...o.headers }, body: JSON.stringify(body), signal },
         ))(),
-    ).catch(fail);
-    if (!res.ok) throw await race(httpError(res, o.who)).catch(fail);
+    );
+    if (!res.ok) throw await race(httpError(res, o.who));
     // No header is null, which the tests below read as "null": no match.
     const type = res.headers.get('content-type') as string;
     // No API answers with HTML: a wrong URL reached a web app's fallback page or a sign-in page.
     if (/html/.test(type)) throw networkError(`${o.who} answered with a web page, not the API: check the URL`);
     // A server that ignores `stream: true` sends the whole reply as JSON: one event of it.
-    if (!get && /json/.test(type)) return yield { data: await race(res.text()).catch(fail) };
+    if (!get && /json/.test(type)) return yield { data: await race(res.text()) };
     reader = res.body?.getReader();
     if (get) return;
     // No body at all is a reply that ended before it began.
@@ -91,7 +92,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     let paused = Date.now();
     for (let chunk: ReadableStreamReadResult<Uint8Array> | undefined; !chunk?.done; ) {
       arm();
-      chunk = await race(reader.read()).catch(fail);
+      chunk = await race(reader.read());
       // At the end an unterminated event is dropped, as the SSE spec says: the caller notices
       // the missing end-of-stream event and reports a cut-off reply.
       parser.feed(decoder.decode(chunk.value, { stream: !chunk.done }));
@@ -105,7 +106,7 @@ export async function* postEvents(url: string, body: unknown, o: PostOptions): A
     }
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort!);
     reader?.cancel().catch(() => {});
   }
 }
