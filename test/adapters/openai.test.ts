@@ -590,6 +590,39 @@ describe('createOpenAICompatibleAdapter: status()', () => {
     assert.equal(a.status!().state, 'ready');
   });
 
+  it('a failed reply from a server that answers its check leaves the status ready (Send and Retry stay on); a server gone since is unavailable when the run ends', async () => {
+    const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm' });
+    server.queue.push({ status: 200, headers: { 'content-type': 'application/json' }, chunks: ['{"data":[]}'] });
+    await a.recheck();
+    assert.deepEqual(a.status!(), { state: 'ready' });
+    const states: string[] = [];
+    const off = a.subscribe!(() => states.push(a.status!().state));
+    // A 500 for the reply, then the check the run makes before it ends answers.
+    server.queue.push({ status: 500, chunks: ['{"error":{"message":"boom"}}'] });
+    server.queue.push({ status: 200, headers: { 'content-type': 'application/json' }, chunks: ['{"data":[]}'] });
+    const r = await runAdapter(a);
+    assert.equal(r.last?.type === 'error' && r.last.code, 'network');
+    assert.deepEqual(a.status!(), { state: 'ready' });
+    assert.deepEqual(states, [], 'the status never left ready');
+    assert.deepEqual(server.received.slice(-2).map((q) => `${q.method} ${q.url}`), ['POST /v1/chat/completions', 'GET /v1/models']);
+    // A dropped stream, and the server is gone by the check: unavailable, with the check's words.
+    const gone = await startLoopback();
+    const b = createOpenAICompatibleAdapter({ baseUrl: `${gone.url}/v1`, model: 'm', check: true });
+    gone.queue.push({ status: 200, headers: { 'content-type': 'application/json' }, chunks: ['{"data":[]}'] });
+    await b.recheck();
+    gone.queue.push(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse(F.text()).slice(0, 200));
+      await gone.close();
+    });
+    const rb = await runAdapter(b);
+    assert.equal(rb.last?.type === 'error' && rb.last.code, 'network');
+    const sb = b.status!();
+    assert.equal(sb.state, 'unavailable');
+    assert.match(sb.state === 'unavailable' ? sb.reason : '', /Could not reach/);
+    off();
+  });
+
   it('a run the server answers, even with a refusal, makes it ready again; a failing server makes it unavailable', async () => {
     server.queue.push({ status: 503, chunks: ['down'] });
     const a = createOpenAICompatibleAdapter({ baseUrl: `${server.url}/v1`, model: 'm' });

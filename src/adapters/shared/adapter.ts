@@ -29,8 +29,10 @@ export type CheckedAdapter = AgentAdapter & { recheck(): Promise<void> };
 /**
  * `status()` is `loading` while a connection check runs (started lazily, by the first `status()`
  * or `subscribe()`, never at creation), then `ready` or `unavailable` with the reason; while
- * unavailable and listened to, it checks again now and then. Runs update it: a network failure
- * makes it `unavailable`, a reply makes it `ready` again.
+ * unavailable and listened to, it checks again now and then. Runs update it: a reply makes it
+ * `ready`; after a network failure (a 5xx, a dropped stream, a stall) the run checks the server
+ * before it ends, and only a server the check cannot reach makes it `unavailable`, so one failed
+ * reply from a server that is up leaves Send and Retry on.
  */
 export function httpAdapter(o: HttpOptions, identity: { id: string; label: string }, s: HttpAdapterSpec): CheckedAdapter {
   // The adapter's options carry `fetch` and `timeoutMs`; the rest is the spec's and the call's.
@@ -94,11 +96,18 @@ export function httpAdapter(o: HttpOptions, identity: { id: string; label: strin
     },
     recheck,
     async *run(req) {
-      for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
-        // The loop's error parts always carry a code.
-        if (part.type === 'error') report(part.code, part.error);
-        else if (part.type === 'step-finish') report();
-        yield part;
+      let failed;
+      try {
+        for await (const part of toolLoop(req, (input) => s.step(input, post(input.signal)), o.maxSteps)) {
+          // The loop's error parts always carry a code. Without checks a network failure is all it knows.
+          if (part.type === 'error') {
+            if (!(failed = check && part.code === 'network')) report(part.code, part.error);
+          } else if (part.type === 'step-finish') report();
+          yield part;
+        }
+      } finally {
+        // The error is shown first; the status follows the check's answer.
+        if (failed) await recheck(true);
       }
     },
   };
