@@ -428,7 +428,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
                 send({ ...s, id, messageId, ...(shown ? {} : { invalid: `Error: there is no tool named ${JSON.stringify(s.name.slice(0, 100))} on this page.` }) });
               } else if (s.type !== 'max-steps') send({ ...s, messageId });
             }
-            send(calls ? { type: 'step-finish', step: taken + 1 } : { type: 'finish', reason: 'stop' });
+            // Every step ends with its step-finish; a step without tool calls ends the run too.
+            send({ type: 'step-finish', step: taken + 1 });
+            if (!calls) send({ type: 'finish', reason: 'stop' });
           } catch (e) {
             if (!abort.signal.aborted) {
               report(e, request);

@@ -137,7 +137,7 @@ describe('createChatHandler: malformed bodies', () => {
       tools: valid.tools,
     };
     const { parts } = await checkAnswer(await h(post(JSON.stringify(body))));
-    assert.deepEqual(parts.map((p) => p.type), ['message-start', 'text-delta', 'finish']);
+    assert.deepEqual(parts.map((p) => p.type), ['message-start', 'text-delta', 'step-finish', 'finish']);
     const sent = JSON.stringify(seen[0]!.body);
     assert.match(sent, /found/, 'the text item reached the model');
   });
