@@ -69,6 +69,15 @@ export function mountModelForm(host, chat, scripted) {
     localStorage.setItem(STORAGE_KEY, JSON.stringify(stored));
     form.adapter = use(config);
   });
+  // Unticked: the stored key goes at once (the URL and model stay), not only at the next save; the
+  // server in use keeps its key in memory for this visit.
+  field('remember').addEventListener('change', () => {
+    const stored = load();
+    if (field('remember').checked || !stored?.apiKey) return;
+    const { apiKey: _forgotten, ...rest } = stored;
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(rest));
+    status.textContent = 'The key is no longer stored on this device.';
+  });
   field('forget').addEventListener('click', () => {
     localStorage.removeItem(STORAGE_KEY);
     form.reset();

@@ -108,4 +108,21 @@ describe('demo/index.html: the "your own model" form', function (this: unknown) 
     expect(localStorage.getItem(STORAGE_KEY)).to.equal(null);
     expect((chat.adapters as unknown[]).length).to.equal(1);
   });
+
+  it('unticking "Remember the key" removes a stored key at once, without saving again; the server stays in use', async () => {
+    let { form, chat } = await open();
+    form.querySelector<HTMLButtonElement>('[name="forget"]')!.click();
+    await fill(form, { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-untick-me' }, true);
+    expect(JSON.parse(localStorage.getItem(STORAGE_KEY)!)).to.deep.equal({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-untick-me' });
+    // The person changes their mind: unticks the box and leaves the form (no "Use this server").
+    await trustedClick(form.querySelector('[name="remember"]')!);
+    expect(JSON.parse(localStorage.getItem(STORAGE_KEY)!)).to.deep.equal({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm' });
+    expect((chat.adapters as unknown[]).length).to.equal(2);
+    // A reload finds no key to fill in, and the box stays unticked.
+    ({ form, chat } = await open());
+    expect(form.querySelector<HTMLInputElement>('[name="apiKey"]')!.value).to.equal('');
+    expect(form.querySelector<HTMLInputElement>('[name="remember"]')!.checked).to.equal(false);
+    expect((chat.adapters as unknown[]).length).to.equal(2);
+    form.querySelector<HTMLButtonElement>('[name="forget"]')!.click();
+  });
 });
