@@ -165,7 +165,10 @@ export function createLocalAdapter(options: LocalAdapterOptions): LocalAdapter {
   const settle = () => {
     const c = pick(remember(), true);
     if (checking && preparing && !early && c?.kind === 'prompt-api') early = create(stopping!);
-    if (!checking || !c || (c.check && (c.kind === 'prompt-api' || gpu !== undefined))) {
+    // The GGUF checks are reads of Cache Storage, done in moments: the device check waits for them,
+    // so models() lists every GGUF that can run here (and whether it is cached) once the check ends.
+    const ggufs = entries.every((e) => e.check || e.kind != 'wasm');
+    if (!checking || !c || (c.check && (c.kind === 'prompt-api' || gpu !== undefined) && ggufs)) {
       choose();
       checking = false;
       chose();
