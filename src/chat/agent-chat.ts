@@ -1088,10 +1088,11 @@ export class AgentChatElement extends LitElement {
     }
   }
 
-  #renderModels(adapter: AgentAdapter | undefined): TemplateResult | typeof nothing {
+  #renderModels(adapter: AgentAdapter | undefined, status: AdapterStatus): TemplateResult | typeof nothing {
     const models = this.#models(adapter);
     if (models.length < 2 || !adapter?.selectModel) return nothing;
-    const busy = this.#session.status === 'running' || !!this.#preparing;
+    // A download or load someone else started (the page's warm-up, a run) is busy too: selectModel refuses then.
+    const busy = this.#session.status === 'running' || !!this.#preparing || 'progress' in status;
     return html`<fieldset class="models" part="models" ?disabled=${busy}>
       <legend>Model</legend>
       ${models.map(
@@ -1129,7 +1130,7 @@ export class AgentChatElement extends LitElement {
               ${list.map((a) => html`<option .value=${a.id} ?selected=${a === adapter}>${a.label}</option>`)}
             </select>
           </label>`
-        : nothing}${this.#renderModels(adapter)}</header>
+        : nothing}${this.#renderModels(adapter, status)}</header>
       <div
         class="log"
         part="log"

@@ -529,6 +529,39 @@ describe('<agent-chat>: adapter statuses', () => {
     expect(c.selected).to.deep.equal(['big']);
   });
 
+  it('the model picker answers the keyboard: an arrow key switches, and the radio follows the model in use', async () => {
+    const models: ModelChoice[] = [
+      { id: 'small', label: 'Small', brief: 'Fast.', selected: true },
+      { id: 'big', label: 'Big', brief: 'Slow.' },
+    ];
+    const c = controllable({ state: 'ready' }, models);
+    const el = await fixture<AgentChatElement>(html`<agent-chat .adapters=${c.adapter}></agent-chat>`);
+    const radios = el.shadowRoot!.querySelectorAll<HTMLInputElement>('[part~="models"] input[type="radio"]');
+    radios[0]!.focus();
+    await sendKeys({ press: 'ArrowDown' });
+    await waitUntil(() => c.selected.length === 1, 'the arrow key did not switch');
+    expect(c.selected).to.deep.equal(['big']);
+    await waitUntil(() => radios[1]!.checked && !radios[0]!.checked, 'the radio did not follow the model in use');
+  });
+
+  it('the picker is off while the adapter downloads or loads a model the chat did not ask for (a page warm-up)', async () => {
+    const models: ModelChoice[] = [
+      { id: 'small', label: 'Small', brief: 'Fast.', selected: true },
+      { id: 'big', label: 'Big', brief: 'Slow.' },
+    ];
+    const c = controllable({ state: 'downloading', progress: 0.3 }, models);
+    const el = await fixture<AgentChatElement>(html`<agent-chat .adapters=${c.adapter}></agent-chat>`);
+    const picker = () => el.shadowRoot!.querySelector<HTMLFieldSetElement>('[part~="models"]')!;
+    expect(picker().disabled).to.equal(true);
+    c.set({ state: 'loading', progress: 0.5 });
+    await el.updateComplete;
+    expect(picker().disabled).to.equal(true);
+    // A connection or device check is not a load: the person may still choose.
+    c.set({ state: 'needs-download' });
+    await el.updateComplete;
+    expect(picker().disabled).to.equal(false);
+  });
+
   it('an adapter switcher when there are several; the choice is remembered by id', async () => {
     localStorage.removeItem('agent-chat:adapter');
     const a = createScriptedAdapter([{ text: 'from A' }], { id: 'a', label: 'Agent A' });
