@@ -55,7 +55,6 @@ export const wireMessages = (messages: readonly AgentMessage[]) =>
 export const wireTools = (tools: readonly ToolDescriptor[]) =>
   tools.map(({ name, description, inputSchema, untrustedOutput }) => ({ name, description, inputSchema, untrustedOutput }));
 
-
 const CODES: unknown[] = ['chat_disabled', 'rate_limited', 'bad_request', 'network'];
 
 /** The server's error part: its code and words when they are the seed's kinds, else a network failure in our words. */
