@@ -295,7 +295,18 @@ export function createSourceEngine(options: WebMcpSourceOptions, owner: EngineOw
       if (owner.disposed) return failed('DISPOSED', DISPOSED_MESSAGE);
       if (isStale(revisionPlanned)) return stale(revisionPlanned);
       if (signal?.aborted) return failed('CANCELLED', 'The call was cancelled before it ran.');
+      const seen = current!;
       try {
+        // Hosts run a handle by its name and tell `toolchange` only later (a task after the
+        // change): a tool replaced under that name since the list was read would run in place of
+        // the planned one. So the list is read again right before the call, with nothing between.
+        const fresh = await fetchTools(mc);
+        if (owner.disposed) return failed('DISPOSED', DISPOSED_MESSAGE);
+        // A change the host has not told yet: count it as its toolchange will, so the next
+        // discovery reads the new list.
+        if (fresh.print !== seen.print) onToolChange();
+        if (isStale(revisionPlanned)) return stale(revisionPlanned);
+        if (signal?.aborted) return failed('CANCELLED', 'The call was cancelled before it ran.');
         return readOutput(await call(mc, handle, input as JsonObject, signal));
       } catch (error) {
         if (signal?.aborted) return failed('CANCELLED', 'The call was cancelled.');

@@ -514,7 +514,8 @@ describe('createWebMcpSource: orderings around the load match those once it is l
         log.push(await executed(s.execute({ name: 'echo', input: { n: 2 } }, revision)));
         log.push(await executed(s.execute({ name: 'echo', input: { n: 'two' } }, revision)));
       },
-      ['failed STALE_TOOLS', 'ok {"content":[{"type":"text","text":"{\\"got\\":{\\"n\\":2}}"}]}', 'failed INVALID_INPUT', 'calls [getTools, execute echo {"n":2}]'],
+      // A call lists the tools again right before it runs (source-engine.ts): the second getTools.
+      ['failed STALE_TOOLS', 'ok {"content":[{"type":"text","text":"{\\"got\\":{\\"n\\":2}}"}]}', 'failed INVALID_INPUT', 'calls [getTools, getTools, execute echo {"n":2}]'],
     );
   });
 
