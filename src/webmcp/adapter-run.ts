@@ -171,10 +171,13 @@ export function createAdapterRun(
     };
     if (projection.instanceId !== undefined) conflict.instanceId = projection.instanceId;
     // Not de-duplicated: a name you did not get is a name an agent reaches someone else through.
+    // NotAllowedError is the `tools` permissions policy, which no prefix gets past.
     console.error(
       `[agent-surface-kit WEBMCP_NAME_REFUSED] The WebMCP host refused the tool "${conflict.name}" ` +
-        `(${conflict.capabilityId}): ${conflict.errorName}: ${endSentence(conflict.message)} Another script may own ` +
-        `this name; give <agent-webmcp> a distinct prefix.`,
+        `(${conflict.capabilityId}): ${conflict.errorName}: ${endSentence(conflict.message)} ` +
+        (conflict.errorName === 'NotAllowedError'
+          ? 'The permissions policy keeps WebMCP tools out of this document (a frame needs allow="tools").'
+          : 'Another script may own this name; give <agent-webmcp> a distinct prefix.'),
     );
     const target = options.eventTarget ?? (globalThis as { window?: EventTarget }).window;
     try {

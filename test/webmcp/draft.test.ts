@@ -41,6 +41,43 @@ describe('the current WebMCP draft on Chromium’s native host', () => {
     }
   });
 
+  it('in a document whose permissions policy blocks tools, each refusal names the policy, not another script or the prefix', async () => {
+    const frame = document.createElement('iframe');
+    frame.setAttribute('allow', "tools 'none'");
+    const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+    frame.src = '/test/webmcp/fixtures/exposed-peer.html';
+    document.body.append(frame);
+    await loaded;
+    const surface = createTestSurface();
+    const originalWarn = console.warn;
+    const originalError = console.error;
+    const errors: string[] = [];
+    console.warn = () => {}; // devAuthority() warns once per capability, by design
+    console.error = (...args: unknown[]) => errors.push(args.map(String).join(' '));
+    const adapter = createWebMcpAdapter({
+      modelContext: (frame.contentDocument as unknown as { modelContext: ModelContextLike }).modelContext,
+      prefix: 'pp_',
+      eventTarget: new EventTarget(),
+    });
+    let names: string[];
+    try {
+      surface.action('domain:devices.rename', () => ({}), { description: 'Rename a device.' });
+      await adapter.start({ registry: surface.registry });
+      names = adapter.toolNames();
+    } finally {
+      console.warn = originalWarn;
+      console.error = originalError;
+      await adapter.stop();
+      surface.dispose();
+      frame.remove();
+    }
+    const refused = errors.filter((e) => e.includes('WEBMCP_NAME_REFUSED'));
+    expect(names).to.deep.equal([]);
+    expect(refused).to.have.length(1);
+    expect(refused[0]).to.contain('NotAllowedError').and.contain('permissions policy').and.contain('allow="tools"');
+    expect(refused[0]).to.not.contain('prefix');
+  });
+
   draftScenario({
     host: () => (document as unknown as { modelContext: ModelContextLike }).modelContext,
     refusesExposedTo: undefined,
