@@ -368,7 +368,7 @@ export function createAdapterRun(
     try {
       let result = await r.registry.invoke(request);
       if (!result.ok && result.error.code === 'CONFIRMATION_REQUIRED') {
-        result = await confirmInCall(r, request, result, signal, client);
+        result = await confirmInCall(r, p, request, result, signal, client);
       }
       return toToolResult(result);
     } catch {
@@ -384,6 +384,7 @@ export function createAdapterRun(
    */
   async function confirmInCall(
     r: RunState,
+    p: Projection,
     request: InvokeRequest,
     first: InvocationFailure,
     hostSignal: AbortSignal | undefined,
@@ -438,8 +439,14 @@ export function createAdapterRun(
           errorPayload('CONFIRMATION_INVALID', 'Nobody decided on the confirmation in time.', { reason: 'expired', confirmationId }),
         );
       }
-      // Decided (approved, denied, expired): the registry checks the evidence and answers.
-      return await r.registry.invoke({ ...request, confirmationId });
+      // Decided (approved, denied, expired): the registry checks the evidence and answers. The wait
+      // may have outlasted a change of live state no tool shows (a note): as at the call's start,
+      // the latest projected version goes with a tool still projected as it was called. A tool
+      // withdrawn or replaced meanwhile keeps the version it was called under, which the registry
+      // answers with STALE_CAPABILITY where the capability changed since.
+      const retry: InvokeRequest = { ...request, confirmationId };
+      if (r.projections.get(p.name) === p && r.surfaceVersion !== undefined) retry.surfaceVersion = r.surfaceVersion;
+      return await r.registry.invoke(retry);
     } finally {
       clearTimeout(timer);
       r.stopped.signal.removeEventListener('abort', onStop);

@@ -175,6 +175,18 @@ export function e2eScenario(driver: AgentDriver): void {
     expect(ran).to.deep.equal(['wipe d2']);
   });
 
+  it('a note that changes while the call waits (live state no tool shows) does not void the approval', async () => {
+    const call = await driver.call(`${prefix}domain_devices__wipe`, { id: 'd2' });
+    const approve = await button('approve');
+    const before = surface.registry!.surfaceVersion;
+    cap('devices.wipe').setAttribute('note', 'd2 is syncing');
+    await waitUntil(() => surface.registry!.surfaceVersion !== before, 'the note reaches the registry');
+    await webmcp.settled();
+    await click(approve);
+    expect(await call.result()).to.deep.equal({ isError: false, body: { wiped: 'd2' } });
+    expect(ran).to.deep.equal(['wipe d2']);
+  });
+
   it('a denial comes back as CONFIRMATION_INVALID and nothing runs', async () => {
     const call = await driver.call(`${prefix}domain_devices__wipe`, { id: 'd2' });
     await click(await button('deny'));
