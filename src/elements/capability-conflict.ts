@@ -7,7 +7,7 @@
  * refused as ever, so unauthorized markup cannot knock the page's own out.
  *
  * Loaded with `import()` on the first conflict (a page without one never downloads it); until it is
- * here, no claimant is registered (agent-capability.ts).
+ * here, no claimant registers that was not registered already (capability-registration.ts).
  */
 import type { DefinitionErrorPayload } from '../core/types.js';
 

@@ -322,18 +322,23 @@ function leave(s: CapabilityRecord): void {
 }
 
 /**
- * One element per claim registers. Alone, it does; with others, the rules in capability-conflict.ts
- * pick (loaded on the first conflict; until then none of them is registered).
+ * One element per claim registers. Alone, it does; with others the authority admits, the rules in
+ * capability-conflict.ts pick (loaded on the first conflict; until then none of them registers that
+ * was not registered already).
  */
 function resolve(claim: Claim): void {
-  const members = [...claim.members];
+  let members = [...claim.members];
+  // A declaration the authority refuses is no claimant (capability-conflict.ts): it is refused here,
+  // before the rules are fetched too, so unauthorized markup never unsettles the page's own.
+  if (members.length > 1) members = members.filter((m) => admissible(m) || (take(m), false));
   if (members.length < 2) {
     if (members[0]) take(members[0]);
     return;
   }
   const settle = conflicts.module?.settleConflict;
   if (!settle) {
-    for (const m of members) drop(m);
+    // Until the rules are here no claimant registers, and one registered already stays until they
+    // decide: unregistering it meanwhile would void every call and approval waiting on it.
     conflicts.load().then(
       () => {
         dirtyClaims.add(claim);
