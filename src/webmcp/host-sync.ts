@@ -45,8 +45,11 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
   let desired: ReadonlyMap<string, ToolSpec> = new Map();
   const dirty = new Set<string>();
   const onHost = new Map<string, HostEntry>();
-  // Specs the host refused: not retried until the capability changes (a new spec object).
+  // Specs the host refused: not retried until the capability changes (a new spec object), or until
+  // the host no longer lists a tool of that name (see `onToolChange`).
   const refused = new Map<string, ToolSpec>();
+  /** Refused names the host no longer lists: tried again, and a second refusal of the same spec is not reported again. */
+  const freed = new Set<string>();
   let pumping: Promise<void> | undefined;
   /** `exposedTo` while the host takes it; dropped (once, said so) when it refuses it. */
   let exposedTo = options.exposedTo?.length ? [...options.exposedTo] : undefined;
@@ -76,6 +79,7 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
   }
 
   async function addToHost(name: string, spec: ToolSpec): Promise<void> {
+    const said = refused.get(name) === spec;
     refused.delete(name);
     let controller = shape === 'current' ? new AbortController() : undefined;
     try {
@@ -96,15 +100,58 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
       onHost.set(name, controller ? { spec, controller } : { spec });
     } catch (error) {
       refused.set(name, spec);
-      options.onRefused({ name, spec, error });
+      if (!said) options.onRefused({ name, spec, error });
+      watch(true);
     }
+  }
+
+  /**
+   * A name refused because another registration held it (a remount that overlapped this one, another
+   * app on the page) is free once the host stops listing it: on each `toolchange` while names are
+   * refused, the host's list is read and those names are tried again.
+   */
+  let watching = false;
+  let checking: Promise<void> | undefined;
+  let recheck = false;
+  const canWatch = shape !== 'batch' && typeof modelContext.addEventListener === 'function' && typeof modelContext.getTools === 'function';
+  function watch(on: boolean): void {
+    if (!canWatch || on === watching) return;
+    watching = on;
+    modelContext[on ? 'addEventListener' : 'removeEventListener']!('toolchange', onToolChange);
+  }
+  function onToolChange(): void {
+    if (checking) {
+      recheck = true;
+      return;
+    }
+    checking = (async () => {
+      do {
+        recheck = false;
+        let listed: unknown;
+        try {
+          listed = await modelContext.getTools!();
+        } catch {
+          return;
+        }
+        const held = new Set((Array.isArray(listed) ? listed : []).map((t: { name?: unknown } | null) => t?.name));
+        for (const name of refused.keys()) {
+          if (held.has(name) || !desired.has(name)) continue;
+          freed.add(name);
+          dirty.add(name);
+        }
+        kick();
+      } while (recheck);
+    })().finally(() => {
+      checking = undefined;
+    });
   }
 
   async function stepIncremental(name: string): Promise<void> {
     const want = desired.get(name);
     const have = onHost.get(name);
     if (have && have.spec !== want) await removeFromHost(name, have);
-    if (want && !onHost.has(name) && refused.get(name) !== want) await addToHost(name, want);
+    const retry = freed.delete(name);
+    if (want && !onHost.has(name) && (retry || refused.get(name) !== want)) await addToHost(name, want);
     if (!want) refused.delete(name);
   }
 
@@ -144,6 +191,8 @@ export function createToolSync(modelContext: ModelContextLike, shape: ModelConte
     if (pumping || dirty.size === 0) return;
     pumping = pump().finally(() => {
       pumping = undefined;
+      // Nothing refused any more (taken, or no longer wanted): stop following the host.
+      if (refused.size === 0) watch(false);
       // Work queued while the last step awaited its host call.
       kick();
     });

@@ -131,6 +131,41 @@ export function draftScenario(h: DraftHost): void {
       }
     });
 
+    it('a name another registration held (an overlapping remount) is taken once that one lets go, and reported once', async () => {
+      surface.action('domain:devices.rename', () => ({ renamed: true }), { description: 'Rename a device.' });
+      surface.observation('domain:devices.list', () => [], { description: 'List the devices.' });
+      const errors: string[] = [];
+      const originalError = console.error;
+      console.error = (...args: unknown[]) => errors.push(String(args[0]));
+      const old = createWebMcpAdapter({ modelContext: h.host(), prefix });
+      const conflicts: string[] = [];
+      try {
+        await old.start({ registry: surface.registry });
+        // The new mount starts before the old one is gone: every name is taken.
+        await start({ onConflict: (c) => conflicts.push(c.name) });
+        const names = [`${prefix}domain_devices__list`, `${prefix}domain_devices__rename`];
+        expect(conflicts.sort()).to.deep.equal(names);
+        expect(adapter!.toolNames()).to.deep.equal([]);
+        // Other tools coming and going while the names are still held: no new attempt is reported.
+        const other = new AbortController();
+        await h.host().registerTool!({ name: `${prefix}other`, description: 'Another tool.', execute: async () => ({}) }, { signal: other.signal });
+        other.abort();
+        await waitUntil(async () => !(await listed()).some((t) => t.name === `${prefix}other`), 'the other tool goes', SLOW);
+        await adapter!.settled();
+        expect(errors.filter((e) => e.includes('WEBMCP_NAME_REFUSED'))).to.have.length(2);
+        // The old mount goes: the new one takes its names.
+        await old.stop();
+        await waitUntil(async () => (await adapter!.settled(), adapter!.toolNames().length === 2), 'the new mount holds every tool', SLOW);
+        expect(adapter!.toolNames()).to.deep.equal(names);
+        expect(content(await h.host().executeTool!(await tool(names[1]!), h.input({}))).body).to.deep.equal({ renamed: true });
+        expect(errors.filter((e) => e.includes('WEBMCP_NAME_REFUSED'))).to.have.length(2);
+        expect(conflicts).to.have.length(2);
+      } finally {
+        console.error = originalError;
+        await old.stop();
+      }
+    });
+
     it('stopped means stopped: the kept execute answers an error result and the handler does not run', async () => {
       let runs = 0;
       surface.action('domain:door.open', () => ({ opened: ++runs }), { effect: 'local-state', description: 'Open the door.' });
