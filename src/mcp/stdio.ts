@@ -24,14 +24,22 @@ export async function serveMcpStdio(
   const transport = new StdioServerTransport(stdin as Readable, stdout as Writable);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const ended = () => {
+    stdin.off('end', close);
+    stdin.off('close', close);
+    resolveClosed();
+  };
+  // However the connection ends: close() below, or the SDK's transport giving up on its input by
+  // itself (a message over its buffer limit), after which it reads nothing more, not even the end.
+  const previous = server.onclose;
+  server.onclose = () => {
+    previous?.();
+    ended();
+  };
   let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      stdin.off('end', close);
-      stdin.off('close', close);
-      await server.close().catch(() => {});
-      resolveClosed();
-    })());
+  function close(): Promise<void> {
+    return (closing ??= server.close().then(ended, ended));
+  }
   // The SDK's transport does not notice a client that went away: end of input is the end.
   stdin.once('end', close);
   stdin.once('close', close);
