@@ -30,6 +30,10 @@ const HTTP_KEYS = [
   'stateless',
 ];
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** What a page on a listed origin may read of an answer: the session, the protocol, the auth challenge. */
+const CORS_EXPOSED = 'mcp-session-id, mcp-protocol-version, www-authenticate';
+/** The request headers the SDK's browser client sends, for a preflight that names none. */
+const CORS_ALLOWED = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id';
 
 export const DEFAULT_HTTP_CONSUMER: AgentConsumer = Object.freeze({ id: 'mcp-http', kind: 'mcp' });
 
@@ -276,6 +280,24 @@ export async function serveMcpHttp(
       const normal = normalizeOrigin(origin);
       if (!normal || !(origins.has(normal) || ownOrigins().has(normal)))
         return refuse(res, 403, 'Forbidden: this Origin is not allowed');
+      // A listed origin is another site: its page gets the answers (and the session id) only when
+      // they say so, and its browser asks first (a preflight, which carries no credentials, so it
+      // comes before authorize) for a JSON POST, the MCP headers and DELETE.
+      if (origins.has(normal)) {
+        res.setHeader('access-control-allow-origin', origin);
+        res.setHeader('access-control-expose-headers', CORS_EXPOSED);
+        res.setHeader('vary', 'Origin');
+        if (req.method === 'OPTIONS') {
+          const asked = req.headers['access-control-request-headers'];
+          res.writeHead(204, {
+            'access-control-allow-methods': stateless ? 'POST' : 'GET, POST, DELETE',
+            'access-control-allow-headers': typeof asked === 'string' && asked ? asked : CORS_ALLOWED,
+            'access-control-max-age': '600',
+          });
+          res.end();
+          return;
+        }
+      }
     }
 
     let consumer = serverOptions.consumer;

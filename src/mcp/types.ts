@@ -54,7 +54,8 @@ export interface McpHttpOptions extends Partial<McpServerOptions> {
    * Origins (`scheme://host[:port]`) whose browser pages may call the server. A request with any
    * other `Origin` header is refused with 403 (DNS-rebinding protection); requests without one
    * (desktop clients, the SDK's client in Node) are not affected. The server's own origin is
-   * always allowed. Default: none.
+   * always allowed. A listed origin gets CORS answers (its preflight is answered before
+   * `authorize`; no credentials across origins). Default: none.
    */
   allowedOrigins?: readonly string[];
   /**

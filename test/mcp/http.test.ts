@@ -45,12 +45,13 @@ function post(
   url: string,
   headers: Record<string, string>,
   body = INITIALIZE,
+  method = 'POST',
 ): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
       {
-        method: 'POST',
+        method,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
@@ -178,6 +179,53 @@ describe('serveMcpHttp: the door', () => {
     // The SDK client itself sends no Origin.
     const c = await client(server.url);
     assert.ok((await c.client.listTools()).tools.length > 0);
+  });
+
+  it('answers a listed origin with CORS headers, its preflight before authorize; other origins and desktop clients get none', async () => {
+    const page = 'http://localhost:5173';
+    const { server } = await serve({
+      allowedOrigins: [page],
+      authorize: (req) => req.headers.authorization === 'Bearer sesame',
+    });
+    // The browser's preflight for the SDK client's POST carries no Authorization: it is answered anyway.
+    const preflight = await post(
+      server.url,
+      {
+        origin: page,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+      '',
+      'OPTIONS',
+    );
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], page);
+    assert.match(String(preflight.headers['access-control-allow-methods']), /POST/);
+    assert.match(String(preflight.headers['access-control-allow-methods']), /DELETE/);
+    assert.match(String(preflight.headers['access-control-allow-headers']), /mcp-protocol-version/);
+    // The answers themselves: the page may read them, the session id and the auth challenge too.
+    const opened = await post(server.url, { origin: page, authorization: 'Bearer sesame' });
+    assert.equal(opened.status, 200);
+    assert.equal(opened.headers['access-control-allow-origin'], page);
+    assert.match(String(opened.headers['access-control-expose-headers']), /mcp-session-id/);
+    const refused = await post(server.url, { origin: page });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers['access-control-allow-origin'], page);
+    assert.match(String(refused.headers['access-control-expose-headers']), /www-authenticate/);
+    // Nobody else is told anything.
+    const foreign = await post(
+      server.url,
+      { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+      '',
+      'OPTIONS',
+    );
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers['access-control-allow-origin'], undefined);
+    const desktop = await post(server.url, { authorization: 'Bearer sesame' });
+    assert.equal(desktop.status, 200);
+    assert.equal(desktop.headers['access-control-allow-origin'], undefined);
+    // Without Origin an OPTIONS is no preflight: authorize decides, as for any request.
+    assert.equal((await post(server.url, {}, '', 'OPTIONS')).status, 401);
   });
 
   it('refuses a Host that is not loopback (DNS rebinding) with 403', async () => {
