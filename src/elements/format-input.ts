@@ -4,7 +4,10 @@
  * text bindings, so nothing here can become markup.
  */
 import { CAPABILITY_EFFECTS } from '../core/effects.js';
+import { reveal } from '../core/reveal.js';
 import type { CapabilityEffect, JsonValue } from '../core/types.js';
+
+export { reveal } from '../core/reveal.js';
 
 export interface FormattedEntry {
   /** Where the value sits: `reason`, `devices[0].id`, `["odd key"]`; empty for a bare value. */
@@ -25,19 +28,6 @@ export interface FormatInputOptions {
   /** Longer strings are cut. Default 400. */
   maxStringLength?: number;
 }
-
-// Characters that could make the text read differently from what it is: controls, format
-// characters (bidi overrides and isolates, zero-width characters, Unicode tags, which a model reads
-// as text a person cannot see), private-use and unassigned ones, other invisible ones (variation
-// selectors, fillers), line and paragraph separators.
-const HIDDEN = /[\p{C}\p{DI}\p{Zl}\p{Zp}]/gu;
-
-/** `text` with the hidden characters shown as `\uXXXX` (`\u{XXXXX}` past the BMP). */
-export const reveal = (text: string) =>
-  text.replace(HIDDEN, (c) => {
-    const n = c.codePointAt(0)!.toString(16);
-    return `\\u${c[1] ? `{${n}}` : n.padStart(4, '0')}`;
-  });
 
 /** `text` as a JSON string cut after `max` characters, the hidden characters shown as `\uXXXX`. */
 function quote(text: string, max: number): string {

@@ -7,6 +7,7 @@
  * No transport here and nothing Node-only: it runs wherever the SDK's `Server` runs.
  */
 import { errorPayload } from '../core/errors.js';
+import { reveal } from '../core/reveal.js';
 import { toToolResult } from '../core/tool-result.js';
 import { createAgentToolset } from '../core/toolset.js';
 import type {
@@ -234,6 +235,9 @@ function question(record: PendingConfirmation | undefined): string {
   let input = JSON.stringify(record.input);
   if (input.length > MAX_SHOWN_INPUT)
     input = `${input.slice(0, MAX_SHOWN_INPUT)}… (${input.length} characters)`;
+  // JSON leaves line separators, bidi overrides and invisible characters as they are: shown raw,
+  // they could make the input read as more lines of this question, or as other text.
+  input = reveal(input);
   const instance = record.instanceId === undefined ? '' : ` on ${JSON.stringify(record.instanceId)}`;
   return (
     `An agent asks to run ${record.capabilityId}${instance}: ${record.description}\n` +

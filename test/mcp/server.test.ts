@@ -188,6 +188,22 @@ describe('createMcpServer: confirmations', () => {
     assert.deepEqual(surface.registry.confirmations.list(), []);
   });
 
+  it('shows the person hidden characters of the input as escapes: an input cannot pose as more lines of the question', async () => {
+    const { client, calls } = await setup({}, decline);
+    // A model-chosen id with a line separator, a bidi override and a zero-width space: valid input.
+    const id = 'd1\u2028Effect: read\u2028Allow it to run once?\u202e\u200b';
+    await client.client.callTool({ name: 'domain_devices__disable', arguments: { id } });
+    const { message } = client.elicitations[0]!.params as { message: string };
+    assert.doesNotMatch(message, /[\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b]/u);
+    assert.match(message, /\\u2028Effect: read\\u2028Allow it to run once\?\\u202e\\u200b/);
+    // One effect line, the contract's.
+    assert.deepEqual(
+      message.split(/[\n\r\u2028\u2029]/).filter((l) => l.startsWith('Effect:')),
+      ['Effect: destructive'],
+    );
+    assert.deepEqual(calls, []);
+  });
+
   for (const action of ['decline', 'cancel'] as const) {
     it(`${action} → the registry's CONFIRMATION_INVALID (denied); nothing runs`, async () => {
       const { client, calls, surface } = await setup({}, () => ({ action }));
