@@ -149,8 +149,10 @@ const META_ANNOTATIONS: Record<string, McpTool['annotations']> = {
   },
 };
 
+/** The contract's authored title (authorized with it, like the description), else the capability id. */
 function titleOf(d: CapabilityDescriptor): string {
-  return d.instanceId === undefined ? d.capabilityId : `${d.capabilityId} (${JSON.stringify(d.instanceId)})`;
+  const title = d.title ?? d.capabilityId;
+  return d.instanceId === undefined ? title : `${title} (${JSON.stringify(d.instanceId)})`;
 }
 
 const targetKey = (capabilityId: string, instanceId: string | undefined) =>

@@ -81,6 +81,18 @@ describe('createMcpServer: direct mode', () => {
     assert.match(rename.description!, /effect: server-mutation/);
   });
 
+  it('titles a tool with the contract’s own title where it has one (the capability id otherwise)', async () => {
+    const { client, surface } = await setup();
+    surface.action('domain:devices.wake', () => 'awake', {
+      title: 'Wake a device',
+      description: 'Wake a device.',
+    });
+    const wake = await toolNamed(client, 'domain_devices__wake');
+    assert.equal(wake.title, 'Wake a device');
+    assert.equal(wake.annotations?.title, 'Wake a device');
+    assert.equal((await toolNamed(client, 'domain_devices__list')).title, 'domain:devices.list');
+  });
+
   it('keeps an unavailable capability listed, its live state in _meta', async () => {
     const { client } = await setup();
     const reboot = await toolNamed(client, 'domain_devices__reboot');
