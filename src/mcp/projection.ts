@@ -62,6 +62,8 @@ export const STATE_META_KEY = 'agent-surface-kit/state';
 const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The input shown to the person is model-chosen text: bounded, so a huge input cannot bury the question. */
 const MAX_SHOWN_INPUT = 2000;
+/** Withdrawn requests remembered per projection: as many as the toolset's two-phase memory holds. */
+const MAX_WITHDRAWN = 64;
 
 const MODES: readonly McpConfirmationMode[] = ['elicit', 'wait', 'two-phase'];
 const OPTION_KEYS = ['consumer', 'mode', 'scope', 'name', 'version', 'toolName', 'confirmations'];
@@ -336,8 +338,41 @@ export function createMcpProjection(
     return out;
   };
 
+  /** Invocations whose request `withdraw` took back while the toolset's two-phase memory still names it. */
+  const withdrawn = new Set<string>();
+  /** Calls waiting on each request: identical calls share one (the toolset presents the first one's). */
+  const waiting = new Map<string, number>();
+  const withdraw = (confirmationId: string, invocationId: string) => {
+    // Nobody waits for this answer now (the client cancelled the call, or its session ended): take
+    // the request off the person's screen, as a toolset's and WebMCP's waits do, so that a late
+    // approval cannot run the model's next identical call without anybody being asked about it.
+    if (waiting.has(confirmationId) || !registry.confirmations.deny(confirmationId, 'withdrawn')) return;
+    withdrawn.add(invocationId);
+    if (withdrawn.size > MAX_WITHDRAWN) withdrawn.delete(withdrawn.values().next().value!);
+  };
+
   /** Asks the person (or waits for them); false when the call should go back two-phase. */
-  const decide = async (confirmationId: string, context: McpCallContext): Promise<boolean> => {
+  const decide = async (
+    confirmationId: string,
+    invocationId: string,
+    context: McpCallContext,
+  ): Promise<boolean> => {
+    waiting.set(confirmationId, (waiting.get(confirmationId) ?? 0) + 1);
+    let decided: boolean | 'withdraw';
+    try {
+      decided = await ask(confirmationId, context);
+    } finally {
+      const left = waiting.get(confirmationId)! - 1;
+      if (left) waiting.set(confirmationId, left);
+      else waiting.delete(confirmationId);
+    }
+    if (decided !== 'withdraw') return decided;
+    withdraw(confirmationId, invocationId);
+    return false;
+  };
+
+  /** decide's asking or waiting: 'withdraw' when the call was cancelled before a decision. */
+  const ask = async (confirmationId: string, context: McpCallContext): Promise<boolean | 'withdraw'> => {
     const { signal } = context;
     if (confirmations !== 'two-phase' && context.canElicit()) {
       const record = registry.confirmations.list().find((r) => r.confirmationId === confirmationId);
@@ -347,11 +382,11 @@ export function createMcpProjection(
         const timeoutMs = Math.max(1, (record?.expiresAt ?? Date.now() + 120_000) - Date.now());
         action = await context.elicit(question(record), signal, timeoutMs);
       } catch {
-        // The client could not ask (an error, a timeout, a cancelled call): the record stays
-        // pending for a decision made elsewhere, and the call answers two-phase.
-        return false;
+        // The client could not ask (an error, a timeout): the record stays pending for a decision
+        // made elsewhere, and the call answers two-phase. A cancelled call gets no answer at all.
+        return signal.aborted ? 'withdraw' : false;
       }
-      if (signal.aborted) return false;
+      if (signal.aborted) return 'withdraw';
       if (action === 'accept') registry.confirmations.approve(confirmationId);
       else
         registry.confirmations.deny(
@@ -362,7 +397,8 @@ export function createMcpProjection(
     }
     if (confirmations === 'wait') {
       const outcome = await registry.confirmations.waitFor(confirmationId, { signal });
-      return outcome.status !== 'aborted' && !signal.aborted;
+      if (outcome.status !== 'aborted' && !signal.aborted) return true;
+      return outcome.status === 'approved' ? false : 'withdraw';
     }
     return false;
   };
@@ -387,10 +423,15 @@ export function createMcpProjection(
     }
     const input = args ?? {};
     const signal = context.signal;
-    const first = await entry.tool.execute(input, { signal });
+    let first = await entry.tool.execute(input, { signal });
+    // The toolset's two-phase memory presented a request withdrawn above, now denied: it has
+    // forgotten it after this answer, so the same call asks anew.
+    if (withdrawn.delete(first.invocationId) && !first.ok && first.error.code === 'CONFIRMATION_INVALID')
+      first = await entry.tool.execute(input, { signal });
     // A meta verb other than surface_act has no slot for the confirmation: it stays two-phase.
     const confirmationId = mode === 'meta' && name !== 'surface_act' ? undefined : confirmationOf(first);
-    if (confirmationId === undefined || !(await decide(confirmationId, context))) return shape(first, entry);
+    if (confirmationId === undefined || !(await decide(confirmationId, first.invocationId, context)))
+      return shape(first, entry);
     // The decision is the registry's now; the retry presents it (a direct tool through the toolset's
     // two-phase memory, a meta verb with the ids it was given) and runs at most once.
     let retryInput: unknown = input;

@@ -273,6 +273,116 @@ describe('createMcpServer: confirmations', () => {
     assert.deepEqual(calls, ['disable d2']);
   });
 
+  it('confirmations "wait": a call the client cancels while it waits withdraws its request, and the same call made again asks anew', async () => {
+    const { client, calls, surface, registry } = await setup({ confirmations: 'wait' });
+    const safetyNet = { timeoutMs: 120_000 };
+    const controller = new AbortController();
+    const asked = surface.nextConfirmation(safetyNet);
+    const call = client.client.callTool(
+      { name: 'domain_devices__disable', arguments: { id: 'd1' } },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
+    const record = await asked;
+    const withdrawn = new Promise<void>((resolve) => {
+      const off = registry.on('confirmation', (e) => {
+        if (e.action === 'denied' && e.confirmation.confirmationId === record.confirmationId) {
+          off();
+          resolve();
+        }
+      });
+    });
+    controller.abort('stop');
+    await assert.rejects(call);
+    // Off the person's screen, as a toolset's and WebMCP's waits do: nobody waits for that answer now.
+    await withdrawn;
+    // A late click counts for nothing: before, it approved the request, and the model's next identical
+    // call ran on that approval without anybody being asked about it.
+    assert.equal(registry.confirmations.approve(record.confirmationId), false);
+    const again = client.client.callTool({ name: 'domain_devices__disable', arguments: { id: 'd1' } });
+    const second = await surface.nextConfirmation(safetyNet);
+    assert.notEqual(second.confirmationId, record.confirmationId);
+    assert.deepEqual(calls, []);
+    registry.confirmations.approve(second.confirmationId);
+    const result = await again;
+    assert.equal(result.isError, false, JSON.stringify(result));
+    assert.deepEqual(calls, ['disable d1']);
+  });
+
+  it('confirmations "wait": cancelling one of two identical calls waiting on the same request leaves it to the other', async () => {
+    const { client, calls, surface, registry } = await setup({ confirmations: 'wait' });
+    // Both calls ask the registry once before they wait: the second is presented the first one's request.
+    let asking = 0;
+    let bothAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (bothAsked = resolve));
+    const off = registry.on('invocation', (e) => {
+      if (e.outcome === 'CONFIRMATION_REQUIRED' && ++asking === 2) bothAsked();
+    });
+    const controller = new AbortController();
+    const first = client.client.callTool(
+      { name: 'domain_devices__disable', arguments: { id: 'd1' } },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
+    const record = await surface.nextConfirmation({ timeoutMs: 120_000 });
+    const second = client.client.callTool({ name: 'domain_devices__disable', arguments: { id: 'd1' } });
+    await asked;
+    off();
+    assert.equal(registry.confirmations.list().length, 1);
+    controller.abort('stop');
+    await assert.rejects(first);
+    // A round trip after the cancellation: the server has handled it.
+    await client.client.ping();
+    assert.equal(
+      registry.confirmations.approve(record.confirmationId),
+      true,
+      'still pending for the second call',
+    );
+    const result = await second;
+    assert.equal(result.isError, false, JSON.stringify(result));
+    assert.deepEqual(calls, ['disable d1']);
+  });
+
+  it('a call the client cancels during the elicitation withdraws its request too', async () => {
+    let asked!: () => void;
+    const question = new Promise<void>((resolve) => (asked = resolve));
+    const { client, calls, registry } = await setup({}, () => {
+      asked();
+      // The person never answers this one.
+      return new Promise(() => {});
+    });
+    const controller = new AbortController();
+    const call = client.client.callTool(
+      { name: 'domain_devices__disable', arguments: { id: 'd2' } },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
+    await question;
+    const [record] = registry.confirmations.list();
+    const withdrawn = new Promise<void>((resolve) => {
+      const off = registry.on('confirmation', (e) => {
+        if (e.action === 'denied' && e.confirmation.confirmationId === record!.confirmationId) {
+          off();
+          resolve();
+        }
+      });
+    });
+    controller.abort('stop');
+    await assert.rejects(call);
+    await withdrawn;
+    assert.deepEqual(
+      registry.confirmations.list().filter((r) => r.status === 'pending'),
+      [],
+    );
+    assert.deepEqual(calls, []);
+  });
+
   it('a client that fails the elicitation gets the two-phase answer, the record left pending', async () => {
     const { client, calls, registry } = await setup({}, () => {
       throw new Error('no UI here');
