@@ -33,7 +33,8 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /** What a page on a listed origin may read of an answer: the session, the protocol, the auth challenge. */
 const CORS_EXPOSED = 'mcp-session-id, mcp-protocol-version, www-authenticate';
 /** The request headers the SDK's browser client sends, for a preflight that names none. */
-const CORS_ALLOWED = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id';
+const CORS_ALLOWED =
+  'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id';
 
 export const DEFAULT_HTTP_CONSUMER: AgentConsumer = Object.freeze({ id: 'mcp-http', kind: 'mcp' });
 
@@ -85,18 +86,17 @@ function refuse(
   status: number,
   message: string,
   headers: Record<string, string> = {},
+  code = status === 413 ? -32600 : -32000,
 ): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(
-    JSON.stringify({ jsonrpc: '2.0', error: { code: status === 413 ? -32600 : -32000, message }, id: null }),
-  );
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string; code?: number };
 
 function readBody(req: IncomingMessage, limit: number): Promise<Body> {
   const declared = Number(req.headers['content-length']);
@@ -125,7 +125,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Body> {
       try {
         finish({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       } catch {
-        finish({ ok: false, status: 400, message: 'Parse error: the body is not JSON' });
+        // JSON-RPC's parse error, as the SDK's transport answers a body it parses itself.
+        finish({ ok: false, status: 400, message: 'Parse error: the body is not JSON', code: -32700 });
       }
     });
     req.on('error', () => finish({ ok: false, status: 400, message: 'the request body could not be read' }));
@@ -317,7 +318,7 @@ export async function serveMcpHttp(
       if (req.method !== 'POST')
         return refuse(res, 405, 'Method not allowed: this server is stateless', { allow: 'POST' });
       const body = await readBody(req, maxBodyBytes);
-      if (!body.ok) return refuse(res, body.status, body.message, { connection: 'close' });
+      if (!body.ok) return refuse(res, body.status, body.message, { connection: 'close' }, body.code);
       const server = bindMcpServer(projectionFor(consumer), serverOptions, { notify: false, owns: false });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.once('close', () => {
@@ -338,7 +339,7 @@ export async function serveMcpHttp(
       let body: unknown;
       if (req.method === 'POST') {
         const read = await readBody(req, maxBodyBytes);
-        if (!read.ok) return refuse(res, read.status, read.message, { connection: 'close' });
+        if (!read.ok) return refuse(res, read.status, read.message, { connection: 'close' }, read.code);
         body = read.value;
       }
       await session.transport.handleRequest(req, res, body);
@@ -347,7 +348,7 @@ export async function serveMcpHttp(
 
     if (req.method !== 'POST') return refuse(res, 400, 'Bad Request: no session (send initialize first)');
     const read = await readBody(req, maxBodyBytes);
-    if (!read.ok) return refuse(res, read.status, read.message, { connection: 'close' });
+    if (!read.ok) return refuse(res, read.status, read.message, { connection: 'close' }, read.code);
     if (!isInitialize(read.value)) return refuse(res, 400, 'Bad Request: no session (send initialize first)');
     if (sessions.size + opening >= maxSessions) {
       // Clients often leave without ending their session: make room by closing the one idle the

@@ -276,7 +276,18 @@ describe('serveMcpHttp: the door', () => {
       params: { pad: 'x'.repeat(4096) },
     });
     assert.equal((await post(server.url, {}, big)).status, 413);
-    assert.equal((await post(server.url, {}, '{not json')).status, 400);
+    // Not JSON: JSON-RPC's parse error (-32700), as the SDK's transport answers it, with or without a session.
+    const notJson = await post(server.url, {}, '{not json');
+    assert.equal(notJson.status, 400);
+    assert.equal(JSON.parse(notJson.body).error.code, -32700);
+    const session = String((await post(server.url, {})).headers['mcp-session-id']);
+    const inSession = await post(
+      server.url,
+      { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      '[{"jsonrpc"',
+    );
+    assert.equal(inSession.status, 400);
+    assert.equal(JSON.parse(inSession.body).error.code, -32700);
     assert.equal((await post(server.url.replace(/\/mcp$/, '/other'), {})).status, 404);
     // A request without a session that is not initialize.
     assert.equal(
