@@ -262,8 +262,11 @@ export async function serveMcpHttp(
     });
   };
 
+  const shuttingDown = (res: ServerResponse) =>
+    refuse(res, 503, 'the server is shutting down', { connection: 'close' });
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (closing) return refuse(res, 503, 'the server is shutting down', { connection: 'close' });
+    if (closing) return shuttingDown(res);
     let pathname: string;
     try {
       pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -319,6 +322,8 @@ export async function serveMcpHttp(
         return refuse(res, 405, 'Method not allowed: this server is stateless', { allow: 'POST' });
       const body = await readBody(req, maxBodyBytes);
       if (!body.ok) return refuse(res, body.status, body.message, { connection: 'close' }, body.code);
+      // close() may have run while authorize or the body was awaited: it released everything already.
+      if (closing) return shuttingDown(res);
       const server = bindMcpServer(projectionFor(consumer), serverOptions, { notify: false, owns: false });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.once('close', () => {
@@ -349,6 +354,9 @@ export async function serveMcpHttp(
     if (req.method !== 'POST') return refuse(res, 400, 'Bad Request: no session (send initialize first)');
     const read = await readBody(req, maxBodyBytes);
     if (!read.ok) return refuse(res, read.status, read.message, { connection: 'close' }, read.code);
+    // close() may have run while authorize or the body was awaited: a session opened now would
+    // outlive it (its server subscribed to the registry, counted in sessionCount, never swept).
+    if (closing) return shuttingDown(res);
     if (!isInitialize(read.value)) return refuse(res, 400, 'Bad Request: no session (send initialize first)');
     if (sessions.size + opening >= maxSessions) {
       // Clients often leave without ending their session: make room by closing the one idle the
@@ -379,7 +387,9 @@ export async function serveMcpHttp(
         retryInterval: 1000,
         onsessioninitialized: (id) => {
           uncount();
-          sessions.set(id, session);
+          // Shut down while connecting: the transport, closed here, answers the initialize itself.
+          if (closing) server.close().catch(() => {});
+          else sessions.set(id, session);
         },
       });
       session.transport = transport;

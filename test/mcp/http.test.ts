@@ -2,7 +2,8 @@
 // client would never send (a foreign Origin or Host, no token, a huge body).
 import { after, afterEach, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { serveMcpHttp, type McpHttpOptions, type McpHttpServer } from '../../src/mcp/index.js';
 import { createDevices, type Devices } from './fixtures/devices.js';
 import { accept, connectHttp, decline, textJson, type Elicit } from './helpers.js';
@@ -156,6 +157,44 @@ describe('serveMcpHttp: the SDK client over Streamable HTTP', () => {
     }
     const names = (await c.client.listTools()).tools.map((t) => t.name);
     assert.ok(names.some((name) => name.startsWith('domain_devices__ping')));
+  });
+
+  it('close() while a request is still being authorized: that request opens no session when it goes on', async () => {
+    const devices = createDevices();
+    surfaces.push(devices);
+    // Counts what subscribes to the registry: each session's server does, as it is created.
+    let listening = 0;
+    const on = devices.registry.on.bind(devices.registry);
+    devices.registry.on = ((type: 'surface-changed', listener: () => void) => {
+      listening++;
+      const off = on(type, listener);
+      return () => {
+        listening--;
+        off();
+      };
+    }) as typeof devices.registry.on;
+    let held!: (req: IncomingMessage) => void;
+    const arrived = new Promise<IncomingMessage>((resolve) => (held = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const server = await serveMcpHttp(devices.registry, {
+      authorize: async (req) => {
+        held(req);
+        await released;
+        return true;
+      },
+    });
+    // The initialize's body is all sent; its answer never comes (close() ends the connection).
+    post(server.url, {}).catch(() => {});
+    const req = await arrived;
+    await server.close();
+    assert.equal(server.sessionCount, 0);
+    release();
+    await once(req, 'end');
+    // The handler runs on synchronously from the body's end to where a session's server subscribes.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(listening, 0, 'a session server was made after close()');
+    assert.equal(server.sessionCount, 0);
   });
 
   it('closes cleanly: sessions end, the port is free, close() can run twice', async () => {
