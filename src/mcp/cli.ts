@@ -153,7 +153,18 @@ export async function loadRegistry(specifier: string): Promise<AgentSurfaceRegis
   return found;
 }
 
-/** Runs `agent-surface mcp …`; resolves to the exit code once the server has stopped. */
+/**
+ * Once the user's module is loaded, the command is the process, and its end is the process's end:
+ * the module's own work (a timer, a connection) would keep it running without a client, and the
+ * command's SIGINT/SIGTERM handlers took away those signals' own exit. The process exits with
+ * `code` right after the command resolves with it.
+ */
+function ended(code: number): number {
+  setImmediate(() => process.exit(code));
+  return code;
+}
+
+/** Runs `agent-surface mcp …`; resolves to the exit code once the server has stopped (and the process then exits). */
 export async function runMcpCommand(argv: readonly string[]): Promise<number> {
   const args = parseMcpArgs(argv);
   // stdout is the protocol's in stdio mode: everything for people goes to stderr.
@@ -180,7 +191,7 @@ export async function runMcpCommand(argv: readonly string[]): Promise<number> {
     registry = await loadRegistry(args.module!);
   } catch (error) {
     say(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return ended(1);
   }
   const common = {
     ...(args.mode ? { mode: args.mode } : {}),
@@ -189,6 +200,11 @@ export async function runMcpCommand(argv: readonly string[]): Promise<number> {
     ...(args.consumer ? { consumer: { id: args.consumer, kind: 'mcp' } } : {}),
   };
 
+  // Heard from before the server says it is up: a signal sent as soon as it does still stops it cleanly.
+  const signalled = new Promise<void>((resolveSignal) => {
+    process.once('SIGINT', resolveSignal);
+    process.once('SIGTERM', resolveSignal);
+  });
   let stop: () => Promise<void>;
   let stopped: Promise<void>;
   try {
@@ -214,15 +230,11 @@ export async function runMcpCommand(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     say(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return ended(1);
   }
-  const signalled = new Promise<void>((resolveSignal) => {
-    process.once('SIGINT', resolveSignal);
-    process.once('SIGTERM', resolveSignal);
-  });
   await Promise.race([stopped, signalled]);
   await stop();
   // The process is ending: pending confirmations and their timers go with it.
   registry.dispose();
-  return 0;
+  return ended(0);
 }

@@ -2,7 +2,7 @@
 // desktop client would: serveMcpStdio end to end, in a real child process.
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,9 +16,15 @@ const cli = ['--import', 'tsx', 'src/compiler/cli.ts', 'mcp'];
 const moduleArg = 'test/mcp/fixtures/devices-module.ts';
 
 const open: Client[] = [];
+/** Children a test spawned itself: killed after it, should one outlive a failed test. */
+const spawned: ChildProcess[] = [];
 afterEach(async () => {
   for (const c of open.splice(0)) await c.close();
+  for (const child of spawned.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
+/** Children get 5 minutes (README, Tests): only a command that never ends reaches this. */
+const CHILD_SAFETY_NET = { timeout: 300_000 };
 
 async function start(extra: string[] = [], elicit?: 'accept' | 'decline') {
   const transport = new StdioClientTransport({
@@ -132,6 +138,64 @@ describe('agent-surface mcp <module> (stdio)', () => {
       assert.equal(code, 1, err);
       assert.match(err, pattern);
     }
+  });
+
+  it(
+    'ends when the client closes its input, even while the module has work of its own going on',
+    CHILD_SAFETY_NET,
+    async () => {
+      const child = spawn(process.execPath, [...cli, 'test/mcp/fixtures/busy-module.ts'], {
+        cwd: root,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      spawned.push(child);
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'leaving', version: '1' },
+        },
+      };
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      await once(child.stdout, 'data');
+      const exited = once(child, 'exit');
+      // How a client ends a stdio server (the spec's shutdown: close its input, then wait for the exit).
+      child.stdin.end();
+      // Before, the module's timer kept the process running, deaf (it read no more input) and, having
+      // answered SIGTERM by stopping the server, not ending on that signal either: only SIGKILL did.
+      const [code, signal] = await exited;
+      assert.equal(signal, null, err);
+      assert.equal(code, 0, err);
+    },
+  );
+
+  it('ends on SIGTERM while the module has work of its own going on (--http)', CHILD_SAFETY_NET, async () => {
+    const child = spawn(
+      process.execPath,
+      [...cli, 'test/mcp/fixtures/busy-module.ts', '--http', '--port', '0'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let err = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (c: Buffer) => {
+        err += c.toString();
+        if (/MCP server on http/.test(err)) resolve();
+      });
+      child.once('exit', () => reject(new Error(`exited: ${err}`)));
+    });
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code, signal] = await exited;
+    assert.equal(signal, null, err);
+    assert.equal(code, 0, err);
   });
 
   it('serves HTTP with --http on loopback and stops on SIGTERM', async () => {
