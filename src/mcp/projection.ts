@@ -428,22 +428,26 @@ export function createMcpProjection(
     // forgotten it after this answer, so the same call asks anew.
     if (withdrawn.delete(first.invocationId) && !first.ok && first.error.code === 'CONFIRMATION_INVALID')
       first = await entry.tool.execute(input, { signal });
-    // A meta verb other than surface_act has no slot for the confirmation: it stays two-phase.
-    const confirmationId = mode === 'meta' && name !== 'surface_act' ? undefined : confirmationOf(first);
+    // surface_discover never needs one; surface_read and surface_act (and every direct tool) may.
+    const confirmationId = name === 'surface_discover' ? undefined : confirmationOf(first);
     if (confirmationId === undefined || !(await decide(confirmationId, first.invocationId, context)))
       return shape(first, entry);
     // The decision is the registry's now; the retry presents it (a direct tool through the toolset's
     // two-phase memory, a meta verb with the ids it was given) and runs at most once.
+    let retry = entry;
     let retryInput: unknown = input;
     if (mode === 'meta' && !first.ok) {
       const invocationId = first.error.details?.invocationId;
-      retryInput = {
-        ...(input as object),
-        confirmationId,
-        ...(typeof invocationId === 'string' ? { invocationId } : {}),
-      };
+      const ids = { confirmationId, ...(typeof invocationId === 'string' ? { invocationId } : {}) };
+      if (name === 'surface_read') {
+        // surface_read takes no ids: the same request (the observation, its instance, no input) goes
+        // through surface_act, which presents them.
+        const { capabilityId, instanceId } = input as { capabilityId: string; instanceId?: string };
+        retry = current().byName.get('surface_act') ?? entry;
+        retryInput = { capabilityId, ...(instanceId !== undefined ? { instanceId } : {}), input: {}, ...ids };
+      } else retryInput = { ...(input as object), ...ids };
     }
-    return shape(await entry.tool.execute(retryInput, { signal }), entry);
+    return shape(await retry.tool.execute(retryInput, { signal }), entry);
   };
 
   return {

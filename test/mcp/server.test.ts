@@ -492,6 +492,44 @@ describe('createMcpServer: meta mode', () => {
     assert.equal(client.elicitations.length, 1);
   });
 
+  it('a read that needs the person’s approval asks through elicitation too, and reads once approved', async () => {
+    const { client, surface } = await setup({ mode: 'meta' }, accept);
+    surface.observation('domain:devices.secrets', () => ({ wifiPassword: 'hunter2' }), {
+      confirmation: 'required',
+      description: 'Read the Wi-Fi password.',
+    });
+    // Before, surface_read answered CONFIRMATION_REQUIRED without asking, telling the model to call
+    // again with ids that surface_read's schema does not take.
+    const read = await client.client.callTool({
+      name: 'surface_read',
+      arguments: { capabilityId: 'domain:devices.secrets' },
+    });
+    assert.equal(read.isError, false, JSON.stringify(read));
+    assert.deepEqual(textJson(read), { wifiPassword: 'hunter2' });
+    assert.equal(client.elicitations.length, 1);
+    assert.match((client.elicitations[0]!.params as { message: string }).message, /domain:devices\.secrets/);
+    assert.deepEqual(
+      surface.eventsOf('confirmation').map((e) => e.action),
+      ['created', 'approved', 'consumed'],
+    );
+  });
+
+  it('confirmations "wait": a read that needs approval waits for the decision made elsewhere', async () => {
+    const { client, surface } = await setup({ mode: 'meta', confirmations: 'wait' });
+    surface.observation('domain:devices.secrets', () => ({ wifiPassword: 'hunter2' }), {
+      confirmation: 'required',
+      description: 'Read the Wi-Fi password.',
+    });
+    const read = client.client.callTool({
+      name: 'surface_read',
+      arguments: { capabilityId: 'domain:devices.secrets' },
+    });
+    await surface.approveNext({ timeoutMs: 120_000 });
+    const result = await read;
+    assert.equal(result.isError, false, JSON.stringify(result));
+    assert.deepEqual(textJson(result), { wifiPassword: 'hunter2' });
+  });
+
   it('a declined act is CONFIRMATION_INVALID', async () => {
     const { client, calls } = await setup({ mode: 'meta' }, decline);
     const discovered = textJson(await client.client.callTool({ name: 'surface_discover', arguments: {} }));
