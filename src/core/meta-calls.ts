@@ -251,7 +251,9 @@ const read: Verb = async (host, v, call) => {
       call,
     );
   }
-  return runCall(host, { capabilityId, ...withInstance(instanceId), input: {} }, call, undefined);
+  // It has no slot for a confirmation either: in two-phase mode the same read, once the person
+  // approved, presents the remembered one.
+  return runCall(host, { capabilityId, ...withInstance(instanceId), input: {} }, call, `surface_read\u0000${capabilityId}\u0000${instanceId ?? ''}`);
 };
 
 const act: Verb = async (host, v, call) => {

@@ -108,8 +108,11 @@ export async function runCall(
     if (rememberAs !== undefined)
       remember(state.pendingByCall, rememberAs, { invocationId, confirmationId: requiredId, expiresAt }, MAX_REMEMBERED_CONFIRMATIONS);
     remember(state.invocationByConfirmation, requiredId, invocationId, MAX_REMEMBERED_CONFIRMATIONS);
-    // The retry needs both ids; a model in meta mode can only echo what it sees.
-    return { ...first, error: { ...first.error, details: { ...details, invocationId } } };
+    // The retry needs both ids; a model in meta mode can only echo what it sees. A call that is
+    // remembered (a direct tool, surface_read) has no slot for them: the same call again presents them.
+    const error = { ...first.error, details: { ...details, invocationId } };
+    if (rememberAs !== undefined) error.message = error.message.replace(/call again.*/, 'make the same call again.');
+    return { ...first, error };
   }
 
   const outcome = await registry.confirmations.waitFor(requiredId, { signal });

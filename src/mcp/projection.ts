@@ -432,22 +432,15 @@ export function createMcpProjection(
     const confirmationId = name === 'surface_discover' ? undefined : confirmationOf(first);
     if (confirmationId === undefined || !(await decide(confirmationId, first.invocationId, context)))
       return shape(first, entry);
-    // The decision is the registry's now; the retry presents it (a direct tool through the toolset's
-    // two-phase memory, a meta verb with the ids it was given) and runs at most once.
-    let retry = entry;
+    // The decision is the registry's now; the retry presents it (a direct tool and surface_read
+    // through the toolset's two-phase memory, surface_act with the ids it was given) and runs at
+    // most once.
     let retryInput: unknown = input;
-    if (mode === 'meta' && !first.ok) {
+    if (mode === 'meta' && name === 'surface_act' && !first.ok) {
       const invocationId = first.error.details?.invocationId;
-      const ids = { confirmationId, ...(typeof invocationId === 'string' ? { invocationId } : {}) };
-      if (name === 'surface_read') {
-        // surface_read takes no ids: the same request (the observation, its instance, no input) goes
-        // through surface_act, which presents them.
-        const { capabilityId, instanceId } = input as { capabilityId: string; instanceId?: string };
-        retry = current().byName.get('surface_act') ?? entry;
-        retryInput = { capabilityId, ...(instanceId !== undefined ? { instanceId } : {}), input: {}, ...ids };
-      } else retryInput = { ...(input as object), ...ids };
+      retryInput = { ...(input as object), confirmationId, ...(typeof invocationId === 'string' ? { invocationId } : {}) };
     }
-    return shape(await retry.tool.execute(retryInput, { signal }), entry);
+    return shape(await entry.tool.execute(retryInput, { signal }), entry);
   };
 
   return {

@@ -381,6 +381,29 @@ describe('meta mode tools', () => {
     assert.equal(s.eventsOf('confirmation').filter((e) => e.action === 'created').length, 1);
   });
 
+  it('two-phase confirmation of a read: the same surface_read again, once approved, reads', async () => {
+    const { s, registry } = surface();
+    let reads = 0;
+    s.observation('domain:devices.audit', () => (reads++, { entries: 2 }), { description: 'The audit log.', confirmation: 'required' });
+    const { read } = meta(registry);
+    const first = errorOf(await read.execute({ capabilityId: 'domain:devices.audit' }, { toolCallId: 'r1' }));
+    assert.equal(first.code, 'CONFIRMATION_REQUIRED');
+    // The advice is one the model can follow: surface_read takes no ids.
+    assert.match((first as unknown as { message: string }).message, /make the same call again\.$/);
+    assert.equal(reads, 0);
+    // Before the person decides, the same read asks nothing new and reads nothing.
+    assert.equal(errorOf(await read.execute({ capabilityId: 'domain:devices.audit' })).code, 'CONFIRMATION_REQUIRED');
+    assert.equal(s.eventsOf('confirmation').filter((e) => e.action === 'created').length, 1);
+    registry.confirmations.approve(first.details!.confirmationId as string);
+    // surface_read's schema has no slot for the ids: the toolset presents the approval it remembers.
+    assert.deepEqual(output(await read.execute({ capabilityId: 'domain:devices.audit' })), { entries: 2 });
+    assert.equal(reads, 1);
+    // The approval was used once: a later read asks again.
+    assert.equal(errorOf(await read.execute({ capabilityId: 'domain:devices.audit' })).code, 'CONFIRMATION_REQUIRED');
+    assert.equal(reads, 1);
+    assert.equal(s.eventsOf('confirmation').filter((e) => e.action === 'created').length, 2);
+  });
+
   it('waits inside surface_act when confirmations are "wait"', async () => {
     const { s, registry, calls } = surface();
     const { act } = meta(registry, { topology: 'embedded' });

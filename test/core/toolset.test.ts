@@ -437,6 +437,8 @@ describe('confirmations', () => {
     const first = await disable().execute({ id: 'd1' }, { toolCallId: 'turn1' });
     assert.equal(!first.ok && first.error.code, 'CONFIRMATION_REQUIRED');
     assert.equal(!first.ok && first.error.retry, 'with-confirmation');
+    // The tool's schema has no slot for ids: the advice is to make the same call again.
+    assert.match(!first.ok ? first.error.message : '', /approve, make the same call again\.$/);
     const confirmationId = !first.ok ? (first.error.details!.confirmationId as string) : '';
     // Still pending: asking again gives the same confirmation, no second record.
     const again = await disable().execute({ id: 'd1' }, { toolCallId: 'turn2' });
