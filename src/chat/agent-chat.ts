@@ -855,7 +855,8 @@ export class AgentChatElement extends LitElement {
     const adapter = this.#adapter;
     if (!adapter?.selectModel || this.#session.status === 'running') return;
     this.#notice = undefined;
-    adapter.selectModel(id).then(
+    // A selectModel that throws is refused as one that rejects; either way the render puts the radio back.
+    new Promise<void>((resolve) => resolve(adapter.selectModel!(id))).then(
       () => this.requestUpdate(),
       (error: unknown) => {
         this.#notice = error instanceof Error ? error.message : 'That model cannot be selected now.';
@@ -1096,8 +1097,11 @@ export class AgentChatElement extends LitElement {
     return html`<fieldset class="models" part="models" ?disabled=${busy}>
       <legend>Model</legend>
       ${models.map(
+        // Lit sets a property only when its value differs from the last render's, but a click checks a
+        // radio behind lit's back: a fresh [] (true) or NaN (false, never equal to itself) makes every
+        // render set `checked`, so the radios show the model in use, never one selectModel refused.
         (m) => html`<label>
-          <input type="radio" name="model" .value=${m.id} .checked=${!!m.selected} @change=${(e: Event) => this.#onModelChange(e)} />
+          <input type="radio" name="model" .value=${m.id} .checked=${m.selected ? [] : NaN} @change=${(e: Event) => this.#onModelChange(e)} />
           <strong>${m.label}</strong>${m.recommended ? ' (recommended)' : ''}
           <small>
             ${m.brief}${m.bytes !== undefined ? ` · ${formatBytes(m.bytes)}` : ''}${m.cached ? ' · on this device' : m.bytes !== undefined ? ' · download' : ''}
