@@ -12,7 +12,7 @@ import { lazy } from './lazy.js';
 import type { ApprovalGuard } from '../elements/approval-guard.js';
 import { createMarkdownStream, type MarkdownStream } from './markdown.js';
 import { fallbackId, runAdapter, type ActiveCall } from './run.js';
-import { createSessionState, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
+import { createSessionState, messageText, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
 import { chatStyles } from './styles.js';
 import { registryProvider, sourceProvider, type ChatTool, type ChatToolProvider } from './tools.js';
 import type { AdapterStatus, AgentAdapter, AgentErrorCode, AgentMessage, AgentToolPart, ModelChoice, ToolCallState, WebAgent } from './types.js';
@@ -98,10 +98,6 @@ function writeStored(storage: Storage | undefined, key: string, value: string): 
   } catch {
     // Full or blocked storage: the conversation simply is not kept.
   }
-}
-
-function messageText(m: AgentMessage): string {
-  return m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
 /** A call's input as the registry records it (a JSON string is parsed, nothing means `{}`), as canonical text; `undefined` when it is not JSON. */
@@ -192,10 +188,11 @@ export class AgentChatElement extends LitElement {
     agent: { attribute: false },
     source: { attribute: false },
     registry: { attribute: false },
-    consumer: { type: String },
-    placeholder: { type: String },
-    persist: { type: String },
-    highlight: { type: String },
+    // String attributes: lit's default converter (`type: String` says the same).
+    consumer: {},
+    placeholder: {},
+    persist: {},
+    highlight: {},
   };
 
   // Read by hand, as <agent-confirm> does: markup fails closed (never below the floor); only script
@@ -343,7 +340,7 @@ export class AgentChatElement extends LitElement {
     this.#clearHighlight();
     this.#guard?.disconnect();
     this.#guard = undefined;
-    if (this.#frame) cancelAnimationFrame(this.#frame);
+    cancelAnimationFrame(this.#frame);
     this.#frame = 0;
   }
 
@@ -531,7 +528,7 @@ export class AgentChatElement extends LitElement {
     if (approve) registry.confirmations.approve(binding.record.confirmationId);
     else registry.confirmations.deny(binding.record.confirmationId, 'denied by the person in the chat');
     binding.call.dispatch({ type: approve ? 'approve' : 'deny', id });
-    this.renderRoot.querySelector<HTMLElement>('[part~="log"]')?.focus();
+    this.#part('log')?.focus();
   }
 
   // ---- runs ----------------------------------------------------------------------------------
@@ -676,7 +673,7 @@ export class AgentChatElement extends LitElement {
       this.#focusApproval = undefined;
       // Focus moves to the card that needs the person, if the person was in the chat (never stolen from the page).
       const inside = this.matches(':focus-within') || this.ownerDocument.activeElement === this.ownerDocument.body;
-      const deny = this.renderRoot.querySelector<HTMLElement>(`[data-call="${CSS.escape(id)}"] [part~="deny"]`);
+      const deny = this.#part('deny', this.#card(id));
       if (inside && deny) deny.focus();
     }
     this.#announce();
@@ -694,7 +691,7 @@ export class AgentChatElement extends LitElement {
     // render, would lay the log out one extra time per update (a long conversation opens slower).
     this.#scrollFrame = requestAnimationFrame(() => {
       this.#scrollFrame = 0;
-      const log = this.renderRoot.querySelector<HTMLElement>('[part~="log"]');
+      const log = this.#part('log');
       if (!log || !this.isConnected) return;
       if (this.#followLog) log.scrollTop = log.scrollHeight;
       if (this.#reveal) this.#revealInLog(log, this.#reveal);
@@ -703,7 +700,7 @@ export class AgentChatElement extends LitElement {
   }
 
   #revealInLog(log: HTMLElement, id: string): void {
-    const card = log.querySelector(`[data-call="${CSS.escape(id)}"]`);
+    const card = this.#card(id);
     if (!card) return;
     const box = card.getBoundingClientRect();
     const view = log.getBoundingClientRect();
@@ -738,10 +735,10 @@ export class AgentChatElement extends LitElement {
     const before = bindings.map(([, b]) => guard.ready(b.record.confirmationId));
     const controls = [];
     for (const [id, b] of bindings) {
-      const card = this.renderRoot.querySelector(`[data-call="${CSS.escape(id)}"]`);
-      const approve = card?.querySelector<HTMLElement>('[part~="approve"]');
+      const card = this.#card(id);
+      const approve = this.#part('approve', card);
       if (!card || !approve) continue;
-      controls.push({ key: b.record.confirmationId, approve, deny: card.querySelector<HTMLElement>('[part~="deny"]') ?? undefined, box: card });
+      controls.push({ key: b.record.confirmationId, approve, deny: this.#part('deny', card) ?? undefined, box: card });
     }
     guard.track(controls);
     if (!bindings.length) return;
@@ -785,7 +782,7 @@ export class AgentChatElement extends LitElement {
 
   /** Puts words in the polite live region. */
   #say(text: string): void {
-    const region = this.renderRoot.querySelector('[part~="announcer"]');
+    const region = this.#part('announcer');
     if (region) region.textContent = text;
   }
 
@@ -806,7 +803,7 @@ export class AgentChatElement extends LitElement {
   }
 
   #submit(): void {
-    const input = this.renderRoot.querySelector<HTMLTextAreaElement>('textarea[part~="input"]');
+    const input = this.#part<HTMLTextAreaElement>('input');
     if (!input || this.#session.status === 'running') return;
     const text = input.value;
     if (!text.trim() || this.#status(this.#adapter).state !== 'ready') return;
@@ -876,6 +873,16 @@ export class AgentChatElement extends LitElement {
 
   // ---- rendering -----------------------------------------------------------------------------
 
+  /** The element with `part` in the chat (or in `within`, when it is there). */
+  #part<T extends HTMLElement = HTMLElement>(part: string, within: ParentNode | null = this.renderRoot): T | null {
+    return within?.querySelector<T>(`[part~="${part}"]`) ?? null;
+  }
+
+  /** A tool call's card. */
+  #card(id: string): HTMLElement | null {
+    return this.renderRoot.querySelector(`[data-call="${CSS.escape(id)}"]`);
+  }
+
   #markdownNode(key: string, text: string, open: boolean): HTMLElement {
     let entry = this.#markdown.get(key);
     // Text only grows while it streams; anything else (an edit, a retry) renders afresh.
@@ -936,7 +943,7 @@ export class AgentChatElement extends LitElement {
 
   #renderTool(p: AgentToolPart, open: boolean): TemplateResult {
     const tool = this.#tool(p.name);
-    const output = p.output ? outputText(p.output) : '';
+    const output = outputText(p.output);
     const untrusted = tool?.untrustedOutput ?? true;
     return html`<div class="tool" part="tool" data-call=${p.id} data-state=${p.state}>
       <details

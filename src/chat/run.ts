@@ -5,7 +5,7 @@
  * element supplies the session, the tools and the hooks.
  */
 import { CANCELLED_TEXT, errorOutput, messageOf } from './call-tool.js';
-import { createSessionState, outputText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
+import { createSessionState, messageText, sessionReducer, type SessionEvent, type SessionState } from './session.js';
 import { DELEGATE_PREFIX, delegateDescriptor, filterTools, type ChatTool } from './tools.js';
 import type {
   AgentAdapter,
@@ -51,13 +51,10 @@ export function fallbackId(prefix: string): string {
   );
 }
 
-const PART_TYPES = new Set(['message-start', 'text-delta', 'reasoning', 'tool-call', 'tool-result', 'tool-error', 'step-finish', 'finish', 'error']);
-
 /** Whether a value an adapter yielded is a stream part of the contract (members of the right kinds). */
 export function isStreamPart(value: unknown): value is AgentStreamPart {
   if (!value || typeof value !== 'object') return false;
   const p = value as Record<string, unknown>;
-  if (typeof p.type !== 'string' || !PART_TYPES.has(p.type)) return false;
   const str = (k: string) => typeof p[k] === 'string';
   switch (p.type) {
     case 'message-start':
@@ -79,6 +76,7 @@ export function isStreamPart(value: unknown): value is AgentStreamPart {
     case 'error':
       return str('error');
   }
+  // Any other type, or none.
   return false;
 }
 
@@ -246,6 +244,6 @@ async function delegate(
   if (state.status === 'error') return errorOutput(`Error: the "${agent.id}" agent failed: ${state.error?.error ?? ''}`);
   // Its answer: the text of its last message.
   const last = state.messages[state.messages.length - 1];
-  const text = last && last.role === 'assistant' ? last.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') : '';
-  return { content: [{ type: 'text', text: text || outputText(undefined) || `The "${agent.id}" agent finished without an answer.` }] };
+  const text = last && last.role === 'assistant' ? messageText(last) : '';
+  return { content: [{ type: 'text', text: text || `The "${agent.id}" agent finished without an answer.` }] };
 }

@@ -220,6 +220,11 @@ export function outputText(output: ToolOutput | undefined): string {
     .join('\n');
 }
 
+/** A message's text: its text parts, joined. */
+export function messageText(m: AgentMessage): string {
+  return m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
 /** The conversation's id for an adapter message id of this run; starts the message when it is new. */
 function assistantMessage(state: SessionState, adapterId: string): { state: SessionState; index: number } {
   const known = state.aliases[adapterId];
