@@ -9,6 +9,7 @@ import { ensureContextRoot, registryContext } from '../elements/context.js';
 import { formatInput, formatRemaining, reveal } from '../elements/format-input.js';
 import type { ToolSource } from '../webmcp/types.js';
 import { lazy } from './lazy.js';
+import { messageOf } from './call-tool.js';
 import type { ApprovalGuard } from '../elements/approval-guard.js';
 import { createMarkdownStream, type MarkdownStream } from './markdown.js';
 import { fallbackId, runAdapter, type ActiveCall } from './run.js';
@@ -369,7 +370,7 @@ export class AgentChatElement extends LitElement {
       // A status the widget cannot read fails closed, in words: sending stays off until it can.
       return STATES.includes(s?.state) ? s : { state: 'unavailable', reason: 'The agent reported a status this chat cannot read.' };
     } catch (error) {
-      return { state: 'error', error: error instanceof Error ? error.message : 'The agent cannot say whether it is ready.' };
+      return { state: 'error', error: messageOf(error, 'The agent cannot say whether it is ready.') };
     }
   }
 
@@ -829,7 +830,7 @@ export class AgentChatElement extends LitElement {
     adapter
       .prepare(controller.signal)
       .catch((error: unknown) => {
-        if (!controller.signal.aborted) this.#notice = error instanceof Error ? error.message : 'The setup failed.';
+        if (!controller.signal.aborted) this.#notice = messageOf(error, 'The setup failed.');
       })
       .finally(() => {
         if (this.#preparing === controller) this.#preparing = undefined;
@@ -856,7 +857,7 @@ export class AgentChatElement extends LitElement {
     new Promise<void>((resolve) => resolve(adapter.selectModel!(id))).then(
       () => this.requestUpdate(),
       (error: unknown) => {
-        this.#notice = error instanceof Error ? error.message : 'That model cannot be selected now.';
+        this.#notice = messageOf(error, 'That model cannot be selected now.');
         this.requestUpdate();
       },
     );

@@ -13,7 +13,7 @@ import { toToolResult } from '../core/tool-result.js';
 import type { AgentSurfaceRegistry, AgentTool, AgentToolset, CapabilityDescriptor } from '../core/types.js';
 import { decodeWireName } from '../core/wire-names.js';
 import type { ToolDefinition, ToolSnapshot, ToolSource } from '../webmcp/types.js';
-import { CANCELLED_TEXT, errorOutput, toToolOutput } from './call-tool.js';
+import { CANCELLED_TEXT, errorOutput, messageOf, toToolOutput } from './call-tool.js';
 import type { ToolDescriptor, ToolOutput, WebAgent } from './types.js';
 
 /** What a call gets besides its input. */
@@ -135,7 +135,7 @@ export function registryProvider(registry: AgentSurfaceRegistry, consumerId: str
       for (const l of [...listeners]) l();
     },
     (error: unknown) => {
-      problem = error instanceof Error ? error.message : 'The tool code did not load.';
+      problem = messageOf(error, 'The tool code did not load.');
     },
   );
   return {
@@ -206,7 +206,7 @@ export function sourceProvider(source: ToolSource): ChatToolProvider {
           chat = next.tools.map((d) => toChat(d, next.revision));
         }
       } catch (error) {
-        problem = error instanceof Error && error.message ? error.message : 'The page tools could not be read.';
+        problem = messageOf(error, 'The page tools could not be read.');
         snapshot = undefined;
         chat = [];
       } finally {
@@ -230,7 +230,7 @@ export function sourceProvider(source: ToolSource): ChatToolProvider {
       try {
         off ??= source.subscribe(() => void refresh());
       } catch (error) {
-        problem = error instanceof Error && error.message ? error.message : 'The page tools could not be read.';
+        problem = messageOf(error, 'The page tools could not be read.');
         snapshot = undefined;
         chat = [];
       }
