@@ -657,7 +657,11 @@ export class AgentChatElement extends LitElement {
 
   // ---- lifecycle -----------------------------------------------------------------------------
 
+  /** Whether focus was in the chat before this render (see `updated`). */
+  #hadFocus = false;
+
   protected override willUpdate(changed: PropertyValues<this>): void {
+    this.#hadFocus = !!this.shadowRoot?.activeElement;
     if (changed.has('persist') || !this.#loadedFrom) this.#load();
     this.#syncAdapter();
     this.#syncTools();
@@ -666,6 +670,12 @@ export class AgentChatElement extends LitElement {
 
   protected override updated(): void {
     this.#save();
+    if (this.#hadFocus && !this.shadowRoot!.activeElement) {
+      // The focused control went away with this render (Send became Stop, Stop became Send, Retry's
+      // notice closed): focus goes to the composer, else to the conversation, never to the page's body.
+      const input = this.#part<HTMLTextAreaElement>('input')!;
+      (input.disabled ? this.#part('log')! : input).focus();
+    }
     if (this.#focusApproval) this.#reveal = this.#focusApproval;
     this.#scheduleScroll();
     this.#trackApprovals();
