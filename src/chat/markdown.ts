@@ -166,10 +166,13 @@ function setAttr(data: RenderData, type: number, value: string): void {
     const href = safeHref(value);
     // Text that reads as an address must be that site's: [https://bank.example](https://evil.example)
     // and [bank.example](https://evil.example) are no links. A bare name with a dot and a final label
-    // of letters reads as a domain (so a file name such as `index.ts` linking elsewhere is text too);
-    // `www.` on either side is the same site.
-    const shown = /^(https?:\/\/\S+|[\w-]+(\.[\w-]+)*\.[a-z]{2,}(:\d+)?([/?#]\S*)?)$/i.exec(el.textContent!.trim())?.[0];
-    const site = (url?: string) => url?.split('/')[2]?.replace(/^www\./i, '');
+    // of letters reads as a domain (so a file name such as `index.ts` linking elsewhere is text too),
+    // whatever its letters: a Cyrillic "а", a fullwidth form (read as the letter it shows) or a
+    // zero-width character in it still reads as bank.example, and only the address the URL parser
+    // makes of it counts. An email address is the mailbox a `mailto:` goes to. `www.` on either side
+    // is the same site.
+    const shown = /^(https?:\/\/\S+|(\S+@)?[^\s@/?#:]+\.\p{L}{2,}\.?(:\d+)?([/?#]\S*)?)$/iu.exec(el.textContent!.normalize('NFKC').trim())?.[0];
+    const site = (url?: string) => url?.replace(/^mailto:/i, '//').split('/')[2]?.replace(/^www\./i, '').toLowerCase();
     if (href && (!shown || site(safeHref(/^h/i.test(shown) ? shown : `https://${shown}`)) === site(href))) el.href = href;
     // An unsafe target stays text: an anchor without href is not a link.
     else el.removeAttribute('target');

@@ -232,6 +232,36 @@ describe('Markdown from an attacker', () => {
     expect(links('[mail us](mailto:help@bank.example)')).to.deep.equal(['mailto:help@bank.example']);
   });
 
+  it('link text that reads as an address written with lookalike or hidden characters, or as an email address, goes only there too', () => {
+    const links = (text: string) => {
+      const root = document.createElement('div');
+      renderMarkdown(root, text);
+      return [...root.querySelectorAll('a[href]')].map((a) => (a as HTMLAnchorElement).href);
+    };
+    for (const spoof of [
+      // A Cyrillic "а": a person reads bank.example.
+      '[b\u0430nk.example](https://evil.example)',
+      // A zero-width space, a soft hyphen, a right-to-left mark inside the name.
+      '[bank\u200b.example](https://evil.example)',
+      '[ba\u00adnk.example/login](https://evil.example/login)',
+      '[\u200fbank.example](https://evil.example)',
+      // Fullwidth letters and a fullwidth full stop.
+      '[\uff42\uff41\uff4e\uff4b.example](https://evil.example)',
+      '[bank\uff0eexample](https://evil.example)',
+      '[bank.example.](https://evil.example)',
+      '[https://b\u0430nk.example](https://evil.example)',
+      // An email address that mails someone else.
+      '[support@bank.example](mailto:attacker@evil.example)',
+      '[Support@Bank.Example](https://evil.example)',
+    ])
+      expect(links(spoof), JSON.stringify(spoof)).to.deep.equal([]);
+    // The same names where they do go: a link.
+    expect(links('[b\u0430nk.example](https://b\u0430nk.example/)')).to.deep.equal(['https://xn--bnk-6cd.example/']);
+    expect(links('[support@bank.example](mailto:support@bank.example)')).to.deep.equal(['mailto:support@bank.example']);
+    expect(links('[Support@Bank.Example](mailto:support@bank.example)')).to.deep.equal(['mailto:support@bank.example']);
+    expect(links('[\u0431\u0430\u043d\u043a](https://bank.example/)')).to.deep.equal(['https://bank.example/']);
+  });
+
   it('<agent-chat>: a reply, a tool name, a tool error and a trusted tool output carrying payloads run nothing', async () => {
     const evil = PAYLOADS.join('\n\n');
     const adapter = {
