@@ -75,30 +75,20 @@ function formatBytes(bytes: number | undefined): string {
 const unit = (p: number) => (p > 0 ? Math.min(1, p) : 0);
 const percent = (p: number) => `${Math.round(unit(p) * 100)}%`;
 
-function storageOf(persist: string | undefined): Storage | undefined {
+/**
+ * Reads the stored `key` of `persist`'s storage (localStorage or sessionStorage), or writes `value()`
+ * there (computed only when there is such a storage). Storage can be blocked (privacy settings,
+ * sandboxed frames) or full: the chat works without it, and nothing is kept.
+ */
+function stored(persist: string | undefined, key: string, value?: () => string): string | null | undefined {
   try {
-    if (persist === 'local') return globalThis.localStorage;
-    if (persist === 'session') return globalThis.sessionStorage;
+    const storage = persist === 'local' ? localStorage : persist === 'session' ? sessionStorage : undefined;
+    if (!value) return storage?.getItem(key);
+    storage?.setItem(key, value());
   } catch {
-    // Storage can be blocked (privacy settings, sandboxed frames): the chat works without it.
+    // Blocked or full.
   }
   return undefined;
-}
-
-function readStored(storage: Storage | undefined, key: string): string | null {
-  try {
-    return storage?.getItem(key) ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function writeStored(storage: Storage | undefined, key: string, value: string): void {
-  try {
-    storage?.setItem(key, value);
-  } catch {
-    // Full or blocked storage: the conversation simply is not kept.
-  }
 }
 
 /** A call's input as the registry records it (a JSON string is parsed, nothing means `{}`), as canonical text; `undefined` when it is not JSON. */
@@ -356,7 +346,7 @@ export class AgentChatElement extends LitElement {
   /** The adapter in use: the one chosen last (by id), else the first. */
   get #adapter(): AgentAdapter | undefined {
     const list = this.#adapterList();
-    this.#adapterId ??= readStored(storageOf('local'), ADAPTER_KEY) ?? undefined;
+    this.#adapterId ??= stored('local', ADAPTER_KEY) ?? undefined;
     return list.find((a) => a.id === this.#adapterId) ?? list[0];
   }
 
@@ -631,11 +621,10 @@ export class AgentChatElement extends LitElement {
   // ---- persistence ---------------------------------------------------------------------------
 
   #load(): void {
-    const storage = storageOf(this.persist);
     const key = `${this.persist}|${conversationKey(this.id)}`;
     if (this.#loadedFrom === key) return;
     this.#loadedFrom = key;
-    const text = readStored(storage, conversationKey(this.id));
+    const text = stored(this.persist, conversationKey(this.id));
     if (!text) return;
     try {
       const messages = JSON.parse(text) as unknown;
@@ -647,12 +636,12 @@ export class AgentChatElement extends LitElement {
 
   #saved: AgentMessage[] | undefined;
   #save(force = false): void {
-    const storage = storageOf(this.persist);
-    if (!storage) return;
-    if (!force && this.#session.status === 'running') return;
-    if (this.#saved === this.#session.messages) return;
-    this.#saved = this.#session.messages;
-    writeStored(storage, conversationKey(this.id), JSON.stringify(this.#session.messages));
+    // Without a storage to keep it in, nothing is marked saved: setting `persist` later writes it then.
+    if ((this.persist !== 'local' && this.persist !== 'session') || (!force && this.#session.status === 'running')) return;
+    const messages = this.#session.messages;
+    if (this.#saved === messages) return;
+    this.#saved = messages;
+    stored(this.persist, conversationKey(this.id), () => JSON.stringify(messages));
   }
 
   // ---- lifecycle -----------------------------------------------------------------------------
@@ -852,7 +841,7 @@ export class AgentChatElement extends LitElement {
     const id = (event.target as HTMLSelectElement).value;
     if (this.#session.status === 'running') return;
     this.#adapterId = id;
-    writeStored(storageOf('local'), ADAPTER_KEY, id);
+    stored('local', ADAPTER_KEY, () => id);
     this.#preparing?.abort();
     this.#preparing = undefined;
     this.requestUpdate();

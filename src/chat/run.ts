@@ -88,17 +88,16 @@ function agentTools(host: RunHost, agent: WebAgent | undefined): { list: ChatToo
   return { list, delegates };
 }
 
-/** One call at a time across the chat (one page, one cursor), sub-agents included. */
-class CallLock {
-  #tail: Promise<void> = Promise.resolve();
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(task);
-    this.#tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
+/** One call at a time across the chat (one page, one cursor), sub-agents included: runs each task after the last one settled. */
+type CallLock = <T>(task: () => Promise<T>) => Promise<T>;
+
+function callLock(): CallLock {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const result = tail.then(task);
+    tail = result.catch(() => undefined);
     return result;
-  }
+  };
 }
 
 /**
@@ -106,7 +105,7 @@ class CallLock {
  * `retry` or `edit`). Resolves when the run is over; never rejects. Aborting `signal` is Stop.
  */
 export async function runAdapter(host: RunHost, signal: AbortSignal): Promise<void> {
-  const lock = new CallLock();
+  const lock = callLock();
   const run = host.state().run;
   const dispatchRoot = (event: SessionEvent) => {
     // A part of an earlier run (the person stopped it and sent again) is dropped by the reducer.
@@ -148,7 +147,7 @@ async function drive(
       if (sub) return await delegate(host, lock, sub, id, call.input, signal, dispatch);
       const tool = seen.list.find((t) => t.descriptor.name === call.name);
       if (!tool) return errorOutput(`Error: there is no tool named ${JSON.stringify(call.name)} here.`);
-      return await lock.run(async () => {
+      return await lock(async () => {
         if (signal.aborted) return errorOutput(CANCELLED_TEXT);
         const active: ActiveCall = { id, name: call.name, invocationId: host.randomId(), tool, input: call.input, dispatch };
         let done: (() => void) | void = undefined;
