@@ -173,7 +173,7 @@ function setAttr(data: RenderData, type: number, value: string): void {
     // is the same site.
     const shown = /^(https?:\/\/\S+|(\S+@)?[^\s@/?#:]+\.\p{L}{2,}\.?(:\d+)?([/?#]\S*)?)$/iu.exec(el.textContent!.normalize('NFKC').trim())?.[0];
     const site = (url?: string) => url?.replace(/^mailto:/i, '//').split('/')[2]?.replace(/^www\./i, '').toLowerCase();
-    if (href && (!shown || site(safeHref(/^h/i.test(shown) ? shown : `https://${shown}`)) === site(href))) el.href = href;
+    if (href && (!shown || site(safeHref(/^https?:/i.test(shown) ? shown : `https://${shown}`)) === site(href))) el.href = href;
     // An unsafe target stays text: an anchor without href is not a link.
     else el.removeAttribute('target');
   } else if (type === smd.SRC && el.hasAttribute('data-image')) {

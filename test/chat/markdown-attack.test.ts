@@ -262,6 +262,15 @@ describe('Markdown from an attacker', () => {
     expect(links('[\u0431\u0430\u043d\u043a](https://bank.example/)')).to.deep.equal(['https://bank.example/']);
   });
 
+  it('a name that starts with "h" links to its own site like any other (it is not read as a broken http address)', () => {
+    const root = document.createElement('div');
+    renderMarkdown(root, '[help.bank.example](https://help.bank.example/) and [hotel.example/rooms](https://www.hotel.example/rooms)');
+    expect([...root.querySelectorAll('a[href]')].map((a) => (a as HTMLAnchorElement).href)).to.deep.equal([
+      'https://help.bank.example/',
+      'https://www.hotel.example/rooms',
+    ]);
+  });
+
   it('<agent-chat>: a reply, a tool name, a tool error and a trusted tool output carrying payloads run nothing', async () => {
     const evil = PAYLOADS.join('\n\n');
     const adapter = {
