@@ -43,19 +43,23 @@ const STATE_LABEL: Record<ToolCallState, string> = {
 };
 
 /**
- * A call the person denied ends as an error in the contract, but the card says what happened:
- * their answer, not a failure. The call's error text is the registry's error JSON.
+ * A failed call's error as the registry words it, when its text is the registry's error JSON
+ * (`{ code, message, retry, details? }`, what the model reads): the card shows its message.
  */
-function deniedByPerson(p: AgentToolPart): boolean {
+function registryError(text: string | undefined): { code?: unknown; message: string; details?: { reason?: unknown } } | undefined {
   try {
-    const e = p.state === 'error' && JSON.parse(p.error ?? '');
-    return e.code === 'CONFIRMATION_INVALID' && e.details.reason === 'denied';
+    const e = JSON.parse(text ?? '') as { message?: unknown } | null;
+    return typeof e?.message === 'string' ? (e as { message: string }) : undefined;
   } catch {
-    return false; // not the registry's error JSON: some other failure
+    return undefined; // some other failure's own words
   }
 }
 
-const stateLabel = (p: AgentToolPart): string => (deniedByPerson(p) ? 'Denied by you' : (STATE_LABEL[p.state] ?? p.state));
+/** A call the person denied ends as an error in the contract, but the card says what happened: their answer, not a failure. */
+const stateLabel = (p: AgentToolPart): string => {
+  const e = p.state === 'error' ? registryError(p.error) : undefined;
+  return e?.code === 'CONFIRMATION_INVALID' && e.details?.reason === 'denied' ? 'Denied by you' : (STATE_LABEL[p.state] ?? p.state);
+};
 
 const ERROR_TEXT: Record<AgentErrorCode, string> = {
   chat_disabled: 'The chat is turned off for this site.',
@@ -962,7 +966,9 @@ export class AgentChatElement extends LitElement {
         </summary>
         ${this.#openCards.has(p.id) ? this.#renderToolBody(p, tool, output, untrusted) : nothing}
       </details>
-      ${p.state === 'error' && (p.error || output) ? html`<pre part="tool-error">${p.error ?? output}</pre>` : nothing}
+      ${p.state === 'error' && (p.error || output)
+        ? html`<pre part="tool-error">${registryError(p.error)?.message ?? p.error ?? output}</pre>`
+        : nothing}
       ${this.#renderApproval(p)}
       ${p.agent
         ? html`<div class="nested" part="nested" role="group" aria-label=${`The ${p.agent.id} agent`}>

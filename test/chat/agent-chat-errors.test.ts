@@ -5,7 +5,7 @@ import { sendMouse } from '@web/test-runner-commands';
 import { waitUntil } from '../until.js';
 import type { AgentChatElement } from '../../src/chat/index.js';
 import type { AgentAdapter, ModelChoice } from '../../src/chat/types.js';
-import { trustedClick } from './fixtures.js';
+import { activeButton, chatPage, q, trustedClick } from './fixtures.js';
 
 afterEach(async () => {
   await sendMouse({ type: 'move', position: [0, 0] });
@@ -82,5 +82,42 @@ describe('<agent-chat>: failures without words', () => {
     const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
     const card = chat.shadowRoot!.querySelector('[part~="status"]')!;
     expect(card.textContent!.replace(/\s+/g, ' ').trim()).to.equal('The agent could not start: The agent cannot say whether it is ready.');
+  });
+});
+
+describe('<agent-chat>: a failed call\'s card', () => {
+  it('says the registry\'s message, not its JSON: a call the person denied reads "The person denied this call."', async () => {
+    const { chat } = await chatPage();
+    chat.send('disable the offline devices');
+    await trustedClick(await activeButton(chat, 'deny'));
+    await waitUntil(() => chat.session.status === 'done', 'run done');
+    await chat.updateComplete;
+    const card = q(chat, '[part~="tool"][data-state="error"]')!;
+    expect(card.querySelector('[part~="tool-state"]')!.textContent).to.equal('Denied by you');
+    expect(card.querySelector('[part~="tool-error"]')!.textContent).to.equal('The person denied this call.');
+    // The model still reads the whole error, code and retry advice included.
+    const part = chat.session.messages.flatMap((m) => m.parts).find((p) => p.type === 'tool' && p.state === 'error');
+    expect(JSON.parse((part as { error: string }).error)).to.include({ code: 'CONFIRMATION_INVALID' });
+  });
+
+  it('shows any other error text as it came, JSON that is not the registry\'s included', async () => {
+    const errors = ['Error: the printer is offline.', '{"code":"X","message":42}', '["not", "an", "object"]'];
+    const adapter: AgentAdapter = {
+      id: 'failing',
+      label: 'Failing',
+      async *run() {
+        yield { type: 'message-start', messageId: 'm' };
+        for (const [i, error] of errors.entries()) {
+          yield { type: 'tool-call', messageId: 'm', id: `c${i}`, name: 'print', input: {} };
+          yield { type: 'tool-error', id: `c${i}`, error };
+        }
+        yield { type: 'finish', reason: 'stop' };
+      },
+    };
+    const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
+    chat.send('print');
+    await waitUntil(() => chat.session.status === 'done', 'run done');
+    await chat.updateComplete;
+    expect([...chat.shadowRoot!.querySelectorAll('[part~="tool-error"]')].map((e) => e.textContent)).to.deep.equal(errors);
   });
 });
