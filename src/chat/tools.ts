@@ -195,20 +195,26 @@ export function sourceProvider(source: ToolSource): ChatToolProvider {
     };
   };
 
+  /** No tools, and why. */
+  const fail = (error: unknown) => {
+    problem = messageOf(error, 'The page tools could not be read.');
+    snapshot = undefined;
+    chat = [];
+  };
+
   const refresh = (signal?: AbortSignal): Promise<void> => {
     if (disposed) return Promise.resolve();
     pending ??= (async () => {
       try {
         const next = await source.discover(signal);
         problem = undefined;
-        if (!snapshot || next.revision !== snapshot.revision || next !== snapshot) {
+        // A new snapshot is a new object (the same object is the same revision).
+        if (next !== snapshot) {
           snapshot = next;
           chat = next.tools.map((d) => toChat(d, next.revision));
         }
       } catch (error) {
-        problem = messageOf(error, 'The page tools could not be read.');
-        snapshot = undefined;
-        chat = [];
+        fail(error);
       } finally {
         pending = undefined;
       }
@@ -230,9 +236,7 @@ export function sourceProvider(source: ToolSource): ChatToolProvider {
       try {
         off ??= source.subscribe(() => void refresh());
       } catch (error) {
-        problem = messageOf(error, 'The page tools could not be read.');
-        snapshot = undefined;
-        chat = [];
+        fail(error);
       }
       return () => {
         listeners.delete(listener);
