@@ -588,7 +588,7 @@ export class AgentChatElement extends LitElement {
   // ---- showing where the agent acts ----------------------------------------------------------
 
   #highlightCall(call: ActiveCall): void {
-    if (/^(off|false|none)$/i.test(this.highlight ?? '')) return;
+    if (/^(off|false|none)$/i.test(this.highlight)) return;
     const id = call.tool?.capabilityId;
     if (!id) return;
     highlightModule.load().then(
@@ -1046,41 +1046,26 @@ export class AgentChatElement extends LitElement {
             ${preparing ? 'Cancel' : label}
           </button>`
         : nothing;
-    switch (status.state) {
-      case 'ready':
-        return nothing;
-      case 'unavailable':
-        return html`<div class="status" part="status" data-state="unavailable"><p>${this.#reason(status)}</p></div>`;
-      case 'needs-download': {
-        const size = formatBytes(status.bytes);
-        return html`<div class="status" part="status" data-state="needs-download">
-          <p>This agent runs on your device. It needs a one-time download${size ? html` of <strong>${size}</strong>` : nothing}.</p>
-          ${status.note ? html`<p part="status-note">${status.note}</p>` : nothing}
-          ${prepareButton(size ? `Download ${size}` : 'Download')}
-        </div>`;
-      }
-      case 'downloading':
-        return html`<div class="status" part="status" data-state="downloading">
-          <p id="progress-label">Downloading the model… ${percent(status.progress)}</p>
-          <progress aria-labelledby="progress-label" max="1" .value=${unit(status.progress)}></progress>
-          ${preparing ? prepareButton('Cancel') : nothing}
-        </div>`;
-      case 'loading':
-        return status.progress === undefined
-          ? html`<div class="status" part="status" data-state="loading"><p>${this.#reason(status)}</p></div>`
-          : html`<div class="status" part="status" data-state="loading">
-              <p id="progress-label">Loading the model from this device… ${percent(status.progress)}</p>
-              <progress aria-labelledby="progress-label" max="1" .value=${unit(status.progress)}></progress>
-              ${preparing ? prepareButton('Cancel') : nothing}
-            </div>`;
-      case 'error':
-        return html`<div class="status error" part="status" data-state="error" role="alert">
-          <p>The agent could not start: ${status.error}</p>
-          ${prepareButton('Try again')}
-        </div>`;
-      default:
-        return nothing;
-    }
+    const { state } = status;
+    if (state === 'error')
+      // A template of its own: the card is a new alert when setup fails, not an old card that turned into one.
+      return html`<div class="status error" part="status" data-state="error" role="alert">
+        <p>The agent could not start: ${status.error}</p>
+        ${prepareButton('Try again')}
+      </div>`;
+    let body;
+    if (state === 'needs-download') {
+      const size = formatBytes(status.bytes);
+      body = html`<p>This agent runs on your device. It needs a one-time download${size ? html` of <strong>${size}</strong>` : nothing}.</p>
+        ${status.note ? html`<p part="status-note">${status.note}</p>` : nothing}
+        ${prepareButton(size ? `Download ${size}` : 'Download')}`;
+    } else if (state === 'downloading' || (state === 'loading' && status.progress !== undefined)) {
+      body = html`<p id="progress-label">${state === 'loading' ? 'Loading the model from this device…' : 'Downloading the model…'} ${percent(status.progress!)}</p>
+        <progress aria-labelledby="progress-label" max="1" .value=${unit(status.progress!)}></progress>
+        ${preparing ? prepareButton('Cancel') : nothing}`;
+    } else if (state === 'unavailable' || state === 'loading') body = html`<p>${this.#reason(status)}</p>`;
+    else return nothing;
+    return html`<div class="status" part="status" data-state=${state}>${body}</div>`;
   }
 
   #reason(status: AdapterStatus): string {
