@@ -149,7 +149,8 @@ export const chatStyles = unsafeCSS(`
   }
   .md code,
   pre,
-  .input-value {
+  .input-value,
+  .tool-name {
     font-family: ui-monospace, monospace;
     font-size: 0.875em;
   }
@@ -178,8 +179,6 @@ export const chatStyles = unsafeCSS(`
     align-items: baseline;
   }
   .tool-name {
-    font-family: ui-monospace, monospace;
-    font-size: 0.875em;
     overflow-wrap: anywhere;
   }
   .tool-state {
@@ -217,9 +216,6 @@ export const chatStyles = unsafeCSS(`
     padding-top: 0.4rem;
     border-top: 1px solid var(--_border);
   }
-  .approval p {
-    margin: 0 0 0.4rem;
-  }
   .approval .actions {
     display: flex;
     gap: 0.5rem;
@@ -247,6 +243,7 @@ export const chatStyles = unsafeCSS(`
   .status.error {
     border-color: var(--_danger);
   }
+  .approval p,
   .status p,
   .notice p {
     margin: 0 0 0.4rem;
