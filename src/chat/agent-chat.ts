@@ -1009,7 +1009,7 @@ export class AgentChatElement extends LitElement {
                     if (edit) void this.#start({ type: 'edit', messageId: edit.id, text: edit.text });
                   }}>Send again</button>
                 </div>`
-            : html`${prefix ? html`<span class="visually-hidden">Task: </span>` : nothing}${text}
+            : html`<span class="visually-hidden">${prefix ? 'Task' : 'You'}: </span>${text}
                 ${prefix
                   ? nothing
                   : html`<div class="message-actions">
@@ -1021,7 +1021,8 @@ export class AgentChatElement extends LitElement {
       }
       const parts = m.parts;
       const text = messageText(m);
-      return html`<div class="message assistant" part="message assistant">
+      // Who wrote a message shows in its look only (the person's are bubbles): a screen reader reads it.
+      return html`<div class="message assistant" part="message assistant"><span class="visually-hidden">Agent: </span>
         ${parts.map((p, pi) => {
           const open = streaming && lastMessage && pi === parts.length - 1;
           if (p.type === 'text') return this.#markdownNode(`${prefix}${m.id}:${pi}`, p.text, open);

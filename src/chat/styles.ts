@@ -105,7 +105,9 @@ export const chatStyles = unsafeCSS(`
     outline: 2px solid var(--_accent);
     outline-offset: 2px;
   }
+  /* Positioned: the visually hidden words in messages are placed in the log and scroll with it (else they sit where the page lays them out, and make the page itself scroll). */
   .log {
+    position: relative;
     flex: 1;
     overflow-y: auto;
     padding: 0.75rem;
