@@ -665,9 +665,9 @@ export class AgentChatElement extends LitElement {
     this.#save();
     if (this.#hadFocus && !this.shadowRoot!.activeElement) {
       // The focused control went away with this render (Send became Stop, Stop became Send, Retry's
-      // notice closed): focus goes to the composer, else to the conversation, never to the page's body.
-      const input = this.#part<HTMLTextAreaElement>('input')!;
-      (input.disabled ? this.#part('log')! : input).focus();
+      // notice closed, Edit opened its box): focus goes to the first text box (the edit box while a
+      // message is edited, else the composer), else to the conversation, never to the page's body.
+      (this.renderRoot.querySelector<HTMLElement>('textarea:enabled') ?? this.#part('log'))!.focus();
     }
     if (this.#focusApproval) this.#reveal = this.#focusApproval;
     this.#scheduleScroll();

@@ -66,4 +66,33 @@ describe('<agent-chat>: focus when a control goes away', () => {
     expect(focusedPart(chat), 'after Retry').to.equal('input');
     chat.stop();
   });
+
+  it('Edit pressed from the keyboard puts focus in the edit box; Cancel puts it back in the composer', async () => {
+    const adapter: AgentAdapter = {
+      id: 'quick',
+      label: 'Quick',
+      async *run() {
+        yield { type: 'message-start', messageId: 'm' };
+        yield { type: 'text-delta', messageId: 'm', delta: 'Done.' };
+        yield { type: 'finish', reason: 'stop' };
+      },
+    };
+    const chat = await fixture<AgentChatElement>(html`<agent-chat .adapters=${adapter}></agent-chat>`);
+    chat.send('first');
+    await waitUntil(() => chat.session.status === 'done', 'the run did not end');
+    await chat.updateComplete;
+    const edit = chat.shadowRoot!.querySelector<HTMLButtonElement>('[aria-label="Edit and resend"]')!;
+    edit.focus();
+    await sendKeys({ press: 'Enter' });
+    await chat.updateComplete;
+    const box = chat.shadowRoot!.querySelector<HTMLTextAreaElement>('[aria-label="Edit your message"]')!;
+    expect(chat.shadowRoot!.activeElement, 'after Edit').to.equal(box);
+    await sendKeys({ type: ' again' });
+    expect(box.value).to.equal('first again');
+    await sendKeys({ press: 'Tab' });
+    expect(chat.shadowRoot!.activeElement?.textContent).to.equal('Cancel');
+    await sendKeys({ press: 'Enter' });
+    await chat.updateComplete;
+    expect(focusedPart(chat), 'after Cancel').to.equal('input');
+  });
 });
