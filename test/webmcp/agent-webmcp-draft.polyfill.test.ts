@@ -42,6 +42,9 @@ suite('<agent-webmcp> on the @mcp-b polyfill: exposed-to refused, a dropped hint
     for (const cap of surface.querySelectorAll<AgentCapabilityElement>('agent-capability')) cap.handler = () => ({});
     surface.authority = devAuthority();
     surface.consumers = { webmcp: { prefix: 'pf_', exposedTo: ['https://widget.example'] } };
+    // The capabilities register once the authority is set (a lazy chunk, an async check): the adapter
+    // starting first would publish none of them yet, and settled() would have nothing to wait for.
+    await waitUntil(() => surface.registry?.snapshot({ consumer: { id: 'test', kind: 'embedded' } }).capabilities.length === 2, 'the capabilities never registered');
     const box = document.createElement('div');
     box.innerHTML = '<agent-webmcp prefix="pf_" exposed-to="https://widget.example"></agent-webmcp>';
     el = box.querySelector('agent-webmcp')!;

@@ -55,6 +55,9 @@ describe('<agent-webmcp> on Chromium’s native host: titles, debugging, exposed
     for (const cap of surface.querySelectorAll<AgentCapabilityElement>('agent-capability')) cap.handler = () => ({ ran: cap.getAttribute('name') });
     surface.authority = devAuthority();
     surface.consumers = { webmcp: grant };
+    // The capabilities register once the authority is set (a lazy chunk, an async check): the adapter
+    // starting first would publish none of them yet, and settled() would have nothing to wait for.
+    await waitUntil(() => surface.registry?.snapshot({ consumer: { id: 'test', kind: 'embedded' } }).capabilities.length === 3, 'the capabilities never registered');
     const box = document.createElement('div');
     box.innerHTML = `<agent-webmcp ${attributes}></agent-webmcp>`;
     el = box.querySelector('agent-webmcp')!;
